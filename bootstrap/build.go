@@ -1,0 +1,183 @@
+package bootstrap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/blang/semver/v4"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/cluster-api/util/secret"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// Paths and commands CABPK uses on every node.
+const (
+	initConfigPath = "/run/kubeadm/kubeadm.yaml"
+	joinConfigPath = "/run/kubeadm/kubeadm-join-config.yaml"
+	// Sentinel is written when kubeadm succeeded; Cluster API infrastructure
+	// providers look for it.
+	Sentinel = "/run/cluster-api/bootstrap-success.complete"
+)
+
+// Result is a built Plan and how to render it.
+type Result struct {
+	Plan *provisioning.Plan
+	// Format is "cloud-config" or "ignition": the provisioner to render with.
+	Format string
+	// Options for the provisioner, from the spec and nodeboot's annotations.
+	Options provisioning.Options
+	// Certificates are the cluster certificates used; those with Generated set
+	// were created by this build and must be saved by the caller.
+	Certificates secret.Certificates
+	// Config is the KubeadmConfig with the defaults CABPK fills in (discovery,
+	// control-plane endpoint), which the caller may persist as CABPK does.
+	Config *bootstrapv1.KubeadmConfig
+}
+
+// Build decides the node's role as CABPK does and assembles its Plan. Input
+// that can never render returns an *InvalidError; states CABPK waits on return
+// one of the Err* sentinels.
+func Build(ctx context.Context, in Input) (*Result, error) {
+	if in.Config == nil || in.Cluster == nil || (in.Machine == nil) == (in.MachinePool == nil) {
+		return nil, errors.New("bootstrap: Input needs a Config, a Cluster and exactly one of Machine and MachinePool")
+	}
+	if in.Secrets == nil {
+		in.Secrets = SecretMap{}
+	}
+	in.Config = in.Config.DeepCopy()
+	var ps problems
+	ps.add(in.configRef(), validateSpec(&in.Config.Spec))
+	format, opts := in.renderOptions(&ps)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+
+	version, err := semver.ParseTolerant(in.version())
+	if err != nil {
+		ps.errorf(in.ownerRef(), ownerVersionPath(&in), "invalid Kubernetes version %q: %v", in.version(), err)
+		return nil, ps.err()
+	}
+
+	b := &builder{in: &in, version: version, ps: &ps, plan: &provisioning.Plan{Sentinel: Sentinel}}
+	initialized := conditions.IsTrue(in.Cluster, clusterv1.ClusterControlPlaneInitializedCondition)
+	switch {
+	case !initialized && !in.isControlPlaneMachine():
+		return nil, ErrControlPlaneNotInitialized
+	case !initialized:
+		err = b.initControlPlane(ctx)
+	case in.isControlPlaneMachine():
+		err = b.joinControlPlane(ctx)
+	default:
+		err = b.joinWorker(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	ps.add(in.configRef(), specPaths(b.plan.Validate()))
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	return &Result{Plan: b.plan, Format: format, Options: opts, Certificates: b.certs, Config: in.Config}, nil
+}
+
+func ownerVersionPath(in *Input) string {
+	if in.MachinePool != nil {
+		return "spec.template.spec.version"
+	}
+	return "spec.version"
+}
+
+type builder struct {
+	in      *Input
+	version semver.Version
+	ps      *problems
+	plan    *provisioning.Plan
+	certs   secret.Certificates
+}
+
+func (b *builder) verbosity() string {
+	if v := b.in.Config.Spec.Verbosity; v != nil {
+		return "--v " + strconv.Itoa(int(*v))
+	}
+	return ""
+}
+
+// common adds everything all three roles share, around the role's own files
+// and bootstrap command.
+func (b *builder) common(ctx context.Context, certFiles []bootstrapv1.File, extra []bootstrapv1.File, kubeadmFile provisioning.File, bootstrapScript string) error {
+	spec := &b.in.Config.Spec
+	files, err := b.resolveFiles(ctx)
+	if err != nil {
+		return err
+	}
+	users, err := b.resolveUsers(ctx)
+	if err != nil {
+		return err
+	}
+	p := b.plan
+	for _, f := range certFiles {
+		p.Files = append(p.Files, planFile(f, ""))
+	}
+	p.Files = append(p.Files, files...)
+	for _, f := range extra {
+		p.Files = append(p.Files, planFile(f, "spec.joinConfiguration.discovery.file.kubeConfig"))
+	}
+	p.Files = append(p.Files, kubeadmFile)
+	p.Users = users
+	if spec.NTP.IsDefined() {
+		p.NTP = &provisioning.NTP{Enabled: spec.NTP.Enabled, Servers: spec.NTP.Servers}
+	}
+	if spec.DiskSetup.IsDefined() {
+		p.Disks = planDisks(&spec.DiskSetup)
+	}
+	for _, m := range spec.Mounts {
+		p.Mounts = append(p.Mounts, provisioning.Mount(m))
+	}
+	p.BootCommands = spec.BootCommands
+	for i, c := range spec.PreKubeadmCommands {
+		p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhasePre, Script: c, Origin: fmt.Sprintf("spec.preKubeadmCommands[%d]", i)})
+	}
+	p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhaseBootstrap, Script: bootstrapScript})
+	for i, c := range spec.PostKubeadmCommands {
+		p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhasePost, Script: c, Origin: fmt.Sprintf("spec.postKubeadmCommands[%d]", i)})
+	}
+	return nil
+}
+
+func planFile(f bootstrapv1.File, origin string) provisioning.File {
+	return provisioning.File{
+		Path:        f.Path,
+		Owner:       f.Owner,
+		Permissions: f.Permissions,
+		Encoding:    provisioning.Encoding(f.Encoding),
+		Append:      f.Append,
+		Content:     f.Content,
+		Origin:      origin,
+	}
+}
+
+func planDisks(d *bootstrapv1.DiskSetup) *provisioning.DiskSetup {
+	out := &provisioning.DiskSetup{}
+	for _, p := range d.Partitions {
+		pp := provisioning.Partition{Device: p.Device, Layout: p.Layout, Overwrite: p.Overwrite, TableType: p.TableType}
+		for _, s := range p.DiskLayout {
+			pp.DiskLayout = append(pp.DiskLayout, provisioning.PartitionSpec{Percentage: s.Percentage, PartitionType: s.PartitionType})
+		}
+		out.Partitions = append(out.Partitions, pp)
+	}
+	for _, f := range d.Filesystems {
+		out.Filesystems = append(out.Filesystems, provisioning.Filesystem{
+			Device: f.Device, Filesystem: f.Filesystem, Label: f.Label, Partition: f.Partition,
+			Overwrite: f.Overwrite, ReplaceFS: f.ReplaceFS, ExtraOpts: f.ExtraOpts,
+		})
+	}
+	return out
+}

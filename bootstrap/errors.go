@@ -1,0 +1,72 @@
+package bootstrap
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// Conditions under which CABPK waits rather than fails; callers requeue.
+var (
+	// ErrControlPlaneNotInitialized: only the first control-plane machine may
+	// bootstrap before the control plane is initialized.
+	ErrControlPlaneNotInitialized = errors.New("the cluster's control plane is not initialized yet; only a control-plane Machine can initialize it")
+	// ErrNoControlPlaneEndpoint: joins need the Cluster's control-plane endpoint.
+	ErrNoControlPlaneEndpoint = errors.New("the Cluster has no spec.controlPlaneEndpoint yet")
+	// ErrNoBootstrapToken: a join by bootstrap token needs a token, which the
+	// controller creates in the workload cluster before building.
+	ErrNoBootstrapToken = errors.New("spec.joinConfiguration.discovery.bootstrapToken.token is empty; a token must be created first")
+	// ErrSecretNotFound is what a SecretGetter wraps when a Secret does not exist.
+	ErrSecretNotFound = errors.New("secret not found")
+)
+
+// ObjectProblem is a problem found on one input object.
+type ObjectProblem struct {
+	// Object is "Kind namespace/name".
+	Object string
+	provisioning.Problem
+}
+
+// InvalidError reports input that can never render, one problem per field.
+// Retrying does not help; the object must change.
+type InvalidError struct {
+	Problems []ObjectProblem
+}
+
+func (e *InvalidError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.Object + ": " + p.Path + ": " + p.Message
+	}
+	return strings.Join(lines, "\n")
+}
+
+type problems struct {
+	list []ObjectProblem
+}
+
+func (ps *problems) add(object string, p provisioning.Problems) {
+	for _, pr := range p {
+		ps.list = append(ps.list, ObjectProblem{Object: object, Problem: pr})
+	}
+}
+
+func (ps *problems) errorf(object, path, format string, args ...any) {
+	var p provisioning.Problems
+	p.Errorf(path, format, args...)
+	ps.add(object, p)
+}
+
+func (ps *problems) err() error {
+	var errs []ObjectProblem
+	for _, p := range ps.list {
+		if p.Severity == provisioning.SeverityError {
+			errs = append(errs, p)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &InvalidError{Problems: errs}
+}

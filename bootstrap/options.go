@@ -1,0 +1,72 @@
+package bootstrap
+
+import (
+	"strings"
+
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// Opt-in annotations. They are read from the KubeadmConfig first, then from
+// the KubeadmConfigTemplate it was cloned from (its own metadata, then its
+// spec.template.metadata). Without them the output is exactly CABPK's.
+const (
+	// AnnotationCloudInitCorrections: "true" renders cloud-config that avoids
+	// the hazards of CABPK's layout (see package cloudinit).
+	AnnotationCloudInitCorrections = "nodeboot.dev/cloud-init-corrections"
+	// AnnotationIgnitionVersion selects native Ignition of this spec version
+	// (e.g. "3.4.0") instead of CABPK's Ignition 2.3 for format: ignition.
+	AnnotationIgnitionVersion = "nodeboot.dev/ignition-version"
+)
+
+// FormatCloudConfig and FormatIgnition are the values of spec.format and of
+// the bootstrap Secret's format key.
+const (
+	FormatCloudConfig = string(bootstrapv1.CloudConfig)
+	FormatIgnition    = string(bootstrapv1.Ignition)
+)
+
+func (in *Input) annotation(key string) (string, bool) {
+	if v, ok := in.Config.Annotations[key]; ok {
+		return v, true
+	}
+	if t := in.Template; t != nil {
+		if v, ok := t.Annotations[key]; ok {
+			return v, true
+		}
+		if v, ok := t.Spec.Template.ObjectMeta.Annotations[key]; ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// renderOptions derives the format and provisioner options from the spec and
+// the opt-in annotations.
+func (in *Input) renderOptions(ps *problems) (string, provisioning.Options) {
+	spec := &in.Config.Spec
+	format := string(spec.Format)
+	if format == "" {
+		format = FormatCloudConfig
+	}
+	var opts provisioning.Options
+	if v, ok := in.annotation(AnnotationCloudInitCorrections); ok {
+		switch strings.ToLower(v) {
+		case "true":
+			opts.Corrections = true
+		case "false", "":
+		default:
+			ps.errorf(in.configRef(), "metadata.annotations["+AnnotationCloudInitCorrections+"]", "must be \"true\" or \"false\", got %q", v)
+		}
+	}
+	if format == FormatIgnition {
+		if v, ok := in.annotation(AnnotationIgnitionVersion); ok {
+			opts.Version = v
+		}
+		clc := spec.Ignition.ContainerLinuxConfig
+		opts.AdditionalConfig = []byte(clc.AdditionalConfig)
+		opts.Strict = clc.Strict != nil && *clc.Strict
+	}
+	return format, opts
+}

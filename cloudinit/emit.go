@@ -1,0 +1,314 @@
+package cloudinit
+
+import (
+	"bytes"
+	"encoding/base64"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// Layout rules of CABPK's cloud-config, in the order they appear in the output:
+//
+//   - Header "## template: jinja\n#cloud-config\n" and an empty line.
+//   - "write_files:", then each file as "-   path: P" (dash and three spaces),
+//     followed by the keys that are set, four spaces in, in this order:
+//     encoding (double-quoted), owner (plain), permissions (single-quoted),
+//     append (bool); then "content: |" and every line of the content indented
+//     by six spaces, a final empty line included — so content ending in a
+//     newline leaves a line of six spaces.
+//   - When the plan has a sentinel, a placeholder file in the sentinel's
+//     directory with a double-quoted one-line content (it makes the directory
+//     on Linux and Windows alike).
+//   - "bootcmd:" when there are boot commands, each "  - " and Go-quoted (%q).
+//   - "runcmd:", pre commands Go-quoted, then the bootstrap command followed by
+//     "&& echo success > SENTINEL" — single-quoted for the init node, plain for
+//     joining nodes — then post commands Go-quoted.
+//   - "ntp:" (enabled first when set, then "servers:"), "users:" (keys in the
+//     order name, passwd, gecos, groups, homedir, inactive, lock_passwd, shell,
+//     primary_group, sudo, ssh_authorized_keys), "disk_setup:" and "fs_setup:"
+//     (both whenever disks are set), "mounts:" as nested lists whose entries
+//     each end with a line of four spaces.
+//   - Scalars are written plain, exactly as given; booleans that are set are
+//     written true or false; an unset partition layout is written "<nil>".
+//   - The document ends with a newline.
+//
+// With corrections on, the same layout is kept and only the hazardous values
+// change (see hazards.go).
+
+const (
+	header            = "## template: jinja\n#cloud-config\n\n"
+	placeholderFormat = "This placeholder file is used to create the %s sub directory in a way that is compatible with both Linux and Windows (mkdir -p %s does not work with Windows)"
+)
+
+type emitter struct {
+	buf         bytes.Buffer
+	corrections bool
+	// hazards is filled by Check and consulted when corrections are on.
+	hz *hazards
+	// sizes of the parts, for Output.Sizes.
+	filesBytes, commandsBytes int
+}
+
+func (e *emitter) s(parts ...string) {
+	for _, p := range parts {
+		e.buf.WriteString(p)
+	}
+}
+
+func (e *emitter) plan(p *provisioning.Plan) {
+	e.buf.WriteString(header)
+	start := e.buf.Len()
+	e.buf.WriteString("write_files:")
+	for i := range p.Files {
+		e.file(i, &p.Files[i])
+	}
+	if p.Sentinel != "" {
+		dir := path.Dir(p.Sentinel)
+		e.s("\n-   path: ", dir, "/placeholder\n    owner: root:root\n    permissions: '0640'\n    content: \"")
+		e.s(strings.Replace(strings.Replace(placeholderFormat, "%s", dir, 1), "%s", dir, 1), "\"")
+	}
+	e.filesBytes = e.buf.Len() - start
+	start = e.buf.Len()
+	if len(p.BootCommands) > 0 {
+		e.buf.WriteString("\nbootcmd:")
+		for i, c := range p.BootCommands {
+			e.quotedCommand(c, e.hz.bootJinja(i))
+		}
+	}
+	e.buf.WriteString("\nruncmd:")
+	for i := range p.Commands {
+		if p.Commands[i].Phase == provisioning.PhasePre {
+			e.quotedCommand(p.Commands[i].Script, e.hz.commandJinja(i))
+		}
+	}
+	for i := range p.Commands {
+		if p.Commands[i].Phase == provisioning.PhaseBootstrap {
+			e.bootstrapCommand(p, p.Commands[i].Script)
+		}
+	}
+	for i := range p.Commands {
+		if p.Commands[i].Phase == provisioning.PhasePost {
+			e.quotedCommand(p.Commands[i].Script, e.hz.commandJinja(i))
+		}
+	}
+	e.commandsBytes = e.buf.Len() - start
+	e.ntp(p.NTP)
+	e.users(p.Users)
+	e.disks(p.Disks)
+	e.mounts(p.Mounts)
+	e.buf.WriteByte('\n')
+}
+
+func (e *emitter) file(i int, f *provisioning.File) {
+	content, encoding := f.Content, f.Encoding
+	if e.corrections && e.hz.fileJinja(i) && encoding == provisioning.EncodingNone {
+		// Base64 has no braces, so cloud-init's jinja step passes it through
+		// and write_files decodes the exact bytes the author wrote.
+		content, encoding = base64.StdEncoding.EncodeToString([]byte(content)), provisioning.EncodingBase64
+	}
+	e.s("\n-   path: ", f.Path, "\n    ")
+	if encoding != "" {
+		e.s("encoding: \"", string(encoding), "\"\n    ")
+	}
+	if f.Owner != "" {
+		e.s("owner: ", f.Owner, "\n    ")
+	}
+	if f.Permissions != "" {
+		e.s("permissions: '", f.Permissions, "'\n    ")
+	}
+	if f.Append != nil {
+		e.s("append: ", strconv.FormatBool(*f.Append), "\n    ")
+	}
+	e.buf.WriteString("content: |\n")
+	e.indent(6, content)
+}
+
+// indent writes every line of s, the last (possibly empty) one included,
+// prefixed with n spaces.
+func (e *emitter) indent(n int, s string) {
+	const spaces = "          "
+	for {
+		e.buf.WriteString(spaces[:n])
+		nl := strings.IndexByte(s, '\n')
+		if nl < 0 {
+			e.buf.WriteString(s)
+			return
+		}
+		e.buf.WriteString(s[:nl+1])
+		s = s[nl+1:]
+	}
+}
+
+func (e *emitter) quotedCommand(c string, jinja bool) {
+	e.buf.WriteString("\n  - ")
+	if e.corrections && jinja {
+		// A raw block makes jinja emit the command untouched.
+		c = "{% raw %}" + c + "{% endraw %}"
+	}
+	e.buf.WriteString(strconv.Quote(c))
+}
+
+func (e *emitter) bootstrapCommand(p *provisioning.Plan, script string) {
+	line := script
+	if p.Sentinel != "" {
+		line = script + " && echo success > " + p.Sentinel
+	}
+	e.buf.WriteString("\n  - ")
+	if p.Role != provisioning.RoleInit && plainSafe(line) {
+		e.buf.WriteString(line)
+		return
+	}
+	e.s("'", strings.ReplaceAll(line, "'", "''"), "'")
+}
+
+func (e *emitter) ntp(n *provisioning.NTP) {
+	if n == nil {
+		return
+	}
+	e.buf.WriteString("\nntp:\n  ")
+	if n.Enabled != nil {
+		e.s("enabled: ", strconv.FormatBool(*n.Enabled), "\n  ")
+	}
+	e.buf.WriteString("servers:")
+	for _, s := range n.Servers {
+		e.s("\n    - ", s)
+	}
+}
+
+func (e *emitter) users(us []provisioning.User) {
+	if len(us) == 0 {
+		return
+	}
+	e.buf.WriteString("\nusers:")
+	for i := range us {
+		u := &us[i]
+		e.s("\n  - name: ", u.Name)
+		e.opt("passwd", u.Passwd)
+		e.opt("gecos", u.Gecos)
+		e.opt("groups", u.Groups)
+		e.opt("homedir", u.HomeDir)
+		if u.Inactive != nil {
+			switch {
+			case !e.corrections:
+				e.s("\n    inactive: ", strconv.FormatBool(*u.Inactive))
+			case *u.Inactive:
+				// cloud-init ignores a boolean inactive; an expiry date in the
+				// past is what keeps the account from logging in.
+				e.buf.WriteString("\n    expiredate: '" + inactiveExpireDate + "'")
+			}
+		}
+		e.optBool("lock_passwd", u.LockPassword)
+		e.opt("shell", u.Shell)
+		e.opt("primary_group", u.PrimaryGroup)
+		e.opt("sudo", u.Sudo)
+		if len(u.SSHAuthorizedKeys) > 0 {
+			e.buf.WriteString("\n    ssh_authorized_keys:")
+			for _, k := range u.SSHAuthorizedKeys {
+				e.s("\n      - ", k)
+			}
+		}
+	}
+}
+
+func (e *emitter) opt(key, v string) {
+	if v != "" {
+		e.s("\n    ", key, ": ", v)
+	}
+}
+
+func (e *emitter) optBool(key string, v *bool) {
+	if v != nil {
+		e.s("\n    ", key, ": ", strconv.FormatBool(*v))
+	}
+}
+
+func (e *emitter) disks(d *provisioning.DiskSetup) {
+	if d == nil {
+		return
+	}
+	e.buf.WriteString("\ndisk_setup:")
+	for i := range d.Partitions {
+		p := &d.Partitions[i]
+		e.s("\n  ", p.Device, ":")
+		if p.TableType != "" {
+			e.s("\n    table_type: ", p.TableType)
+		}
+		switch {
+		case len(p.DiskLayout) > 0:
+			e.buf.WriteString("\n    layout:")
+			for _, s := range p.DiskLayout {
+				pct := strconv.Itoa(int(s.Percentage))
+				if s.PartitionType != "" {
+					e.s("\n      - [", pct, ", ", partitionTypeCode(s.PartitionType), "]")
+				} else {
+					e.s("\n      - ", pct)
+				}
+			}
+		case p.Layout != nil:
+			e.s("\n    layout: ", strconv.FormatBool(*p.Layout))
+		case e.corrections:
+			// An unset layout means "do not partition" in CABPK's API.
+			e.buf.WriteString("\n    layout: false")
+		default:
+			e.buf.WriteString("\n    layout: <nil>")
+		}
+		if p.Overwrite != nil {
+			e.s("\n    overwrite: ", strconv.FormatBool(*p.Overwrite))
+		}
+	}
+	e.buf.WriteString("\nfs_setup:")
+	for i := range d.Filesystems {
+		f := &d.Filesystems[i]
+		e.s("\n  - label: ", f.Label, "\n    filesystem: ", f.Filesystem, "\n    device: ", f.Device)
+		e.opt("partition", f.Partition)
+		e.optBool("overwrite", f.Overwrite)
+		e.opt("replace_fs", f.ReplaceFS)
+		if len(f.ExtraOpts) > 0 {
+			e.buf.WriteString("\n    extra_opts:")
+			for _, o := range f.ExtraOpts {
+				e.s("\n      - ", o)
+			}
+		}
+	}
+}
+
+func (e *emitter) mounts(ms []provisioning.Mount) {
+	if len(ms) == 0 {
+		return
+	}
+	e.buf.WriteString("\nmounts:")
+	for _, m := range ms {
+		e.buf.WriteString("\n  - ")
+		for _, v := range m {
+			if e.corrections && !plainString(v) {
+				v = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+			}
+			e.s("- ", v, "\n    ")
+		}
+	}
+}
+
+// partitionTypeCode maps CABPK's partition type names to the MBR type codes
+// cloud-init expects and passes any other value through unchanged.
+func partitionTypeCode(t string) string {
+	switch t {
+	case "Linux":
+		return "83"
+	case "LinuxSwap":
+		return "82"
+	case "LinuxRAID":
+		return "fd"
+	case "LVM":
+		return "8e"
+	case "Fat32":
+		return "0c"
+	case "NTFS":
+		return "07"
+	case "LinuxExtended":
+		return "85"
+	}
+	return t
+}

@@ -1,0 +1,183 @@
+package provisioning
+
+// Role says which part a node plays in forming its cluster. Renderers use it
+// only where the target format has a documented difference between roles.
+type Role string
+
+const (
+	// RoleInit is the first control-plane node: it creates the cluster.
+	RoleInit Role = "init"
+	// RoleJoinControlPlane is a further control-plane node joining an existing cluster.
+	RoleJoinControlPlane Role = "join-control-plane"
+	// RoleJoinWorker is a worker node joining an existing cluster.
+	RoleJoinWorker Role = "join-worker"
+)
+
+// Plan is everything a node must do at first boot, in order, without saying how
+// a particular provisioning system expresses it.
+type Plan struct {
+	// Role is the node's part in forming the cluster.
+	Role Role
+	// Files are written before any command runs, in this order.
+	Files []File
+	// Users are created before the commands run.
+	Users []User
+	// NTP configures time synchronisation; nil leaves the image's default.
+	NTP *NTP
+	// Disks partitions devices and creates filesystems; nil touches no disk.
+	Disks *DiskSetup
+	// Mounts are fstab-style entries: spec, mount point, then optional type,
+	// options, dump and pass.
+	Mounts []Mount
+	// BootCommands run very early on every boot, before files are written.
+	BootCommands []string
+	// Commands run once, in order; see Phase.
+	Commands []Command
+	// Sentinel is the absolute path of a file written only when the bootstrap
+	// command succeeded. Empty means no sentinel.
+	Sentinel string
+}
+
+// File is a file to write on the node.
+type File struct {
+	// Path is absolute.
+	Path string
+	// Owner is "user" or "user:group"; empty leaves the provisioner's default.
+	Owner string
+	// Permissions is an octal mode such as "0640"; empty leaves the default.
+	Permissions string
+	// Encoding says how Content is encoded.
+	Encoding Encoding
+	// Append adds Content to an existing file instead of replacing it.
+	Append *bool
+	// Content is the file's content, encoded as Encoding says.
+	Content string
+	// Origin is the field path of the input this file came from (for example
+	// "spec.files[2]"), used to name the culprit in problems. Empty for
+	// generated files.
+	Origin string
+}
+
+// Encoding of a File's Content.
+type Encoding string
+
+const (
+	// EncodingNone is plain text.
+	EncodingNone Encoding = ""
+	// EncodingBase64 is standard base64.
+	EncodingBase64 Encoding = "base64"
+	// EncodingGzip is raw gzip bytes.
+	EncodingGzip Encoding = "gzip"
+	// EncodingGzipBase64 is gzip, then base64.
+	EncodingGzipBase64 Encoding = "gzip+base64"
+)
+
+// Encodings lists every Encoding a Plan may use.
+var Encodings = []Encoding{EncodingNone, EncodingBase64, EncodingGzip, EncodingGzipBase64}
+
+// User is a local account to create.
+type User struct {
+	Name              string
+	Gecos             string
+	Groups            string
+	HomeDir           string
+	Inactive          *bool
+	Shell             string
+	Passwd            string
+	PrimaryGroup      string
+	LockPassword      *bool
+	Sudo              string
+	SSHAuthorizedKeys []string
+	// Origin is the input field path, as for File.
+	Origin string
+}
+
+// NTP configures time synchronisation.
+type NTP struct {
+	Enabled *bool
+	Servers []string
+}
+
+// DiskSetup partitions devices and creates filesystems on them.
+type DiskSetup struct {
+	Partitions  []Partition
+	Filesystems []Filesystem
+}
+
+// Partition describes the partition table of one device.
+type Partition struct {
+	Device string
+	// Layout true makes one partition over the whole device.
+	Layout    *bool
+	Overwrite *bool
+	// TableType is "mbr" or "gpt".
+	TableType string
+	// DiskLayout, when set, replaces Layout with explicit partitions.
+	DiskLayout []PartitionSpec
+}
+
+// PartitionSpec is one partition of a DiskLayout.
+type PartitionSpec struct {
+	// Percentage of the device this partition takes.
+	Percentage int32
+	// PartitionType is a name such as "Linux" or "LVM", or a raw type code.
+	PartitionType string
+}
+
+// Filesystem is a filesystem to create.
+type Filesystem struct {
+	Device     string
+	Filesystem string
+	Label      string
+	Partition  string
+	Overwrite  *bool
+	ReplaceFS  string
+	ExtraOpts  []string
+}
+
+// Mount is an fstab-style entry.
+type Mount []string
+
+// Phase orders Commands relative to the bootstrap step.
+type Phase int
+
+const (
+	// PhasePre runs before the bootstrap step.
+	PhasePre Phase = iota
+	// PhaseBootstrap is the step that makes the node part of the cluster. A
+	// Plan has at most one; its success writes the Sentinel.
+	PhaseBootstrap
+	// PhasePost runs after the bootstrap step succeeded.
+	PhasePost
+)
+
+func (p Phase) String() string {
+	switch p {
+	case PhasePre:
+		return "pre"
+	case PhaseBootstrap:
+		return "bootstrap"
+	case PhasePost:
+		return "post"
+	}
+	return "unknown"
+}
+
+// Command is a shell command run once at first boot.
+type Command struct {
+	Phase  Phase
+	Script string
+	// Origin is the input field path, as for File.
+	Origin string
+}
+
+// CommandsIn returns the scripts of the commands in phase p, in order.
+func (p *Plan) CommandsIn(phase Phase) []Command {
+	var out []Command
+	for _, c := range p.Commands {
+		if c.Phase == phase {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,93 @@
+package provisioning
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Severity of a Problem.
+type Severity int
+
+const (
+	// SeverityError means the Plan cannot be rendered as it is.
+	SeverityError Severity = iota
+	// SeverityWarning means the output is produced but will likely not do what
+	// its author meant.
+	SeverityWarning
+)
+
+func (s Severity) String() string {
+	if s == SeverityWarning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Problem is one finding about a Plan, tied to the field that caused it.
+type Problem struct {
+	// Path is the field path: the input's (Origin) when known, else the Plan's.
+	Path     string
+	Message  string
+	Severity Severity
+}
+
+func (p Problem) String() string { return p.Path + ": " + p.Message }
+
+// Problems accumulates findings; as an error it reports only the errors.
+type Problems []Problem
+
+// Errorf adds an error at path.
+func (ps *Problems) Errorf(path, format string, args ...any) {
+	*ps = append(*ps, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError})
+}
+
+// Warnf adds a warning at path.
+func (ps *Problems) Warnf(path, format string, args ...any) {
+	*ps = append(*ps, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityWarning})
+}
+
+// Errors returns only the problems of SeverityError.
+func (ps Problems) Errors() Problems { return ps.only(SeverityError) }
+
+// Warnings returns only the problems of SeverityWarning.
+func (ps Problems) Warnings() Problems { return ps.only(SeverityWarning) }
+
+func (ps Problems) only(s Severity) Problems {
+	var out Problems
+	for _, p := range ps {
+		if p.Severity == s {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Err returns the errors as an error, or nil when there are none.
+func (ps Problems) Err() error {
+	if errs := ps.Errors(); len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// Error joins the problems one per line.
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// at names a field of a Plan element: its Origin-based path when the element
+// came from input, else the Plan path.
+func at(origin, planPath, field string) string {
+	base := planPath
+	if origin != "" {
+		base = origin
+	}
+	if field == "" {
+		return base
+	}
+	return base + "." + field
+}

@@ -1,0 +1,59 @@
+// Package vectors checks nodeboot against the reference bootstrap data that
+// Cluster API v1.14.2's kubeadm bootstrap provider produced (../shared/cabpk-vectors).
+package vectors
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/bootstrap/manifest"
+	_ "github.com/nodeboot/nodeboot/cloudinit"
+)
+
+// Dir is where the reference vectors live, relative to this package.
+const Dir = "../../../shared/cabpk-vectors"
+
+func vectors(t *testing.T, prefix string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(Dir, prefix+"*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, dirs, "no vectors under %s", Dir)
+	return dirs
+}
+
+func build(t *testing.T, dir string) *bootstrap.Result {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "input.yaml"))
+	require.NoError(t, err)
+	defer f.Close()
+	set, err := manifest.Parse(f)
+	require.NoError(t, err)
+	in, err := set.Input("")
+	require.NoError(t, err)
+	res, err := bootstrap.Build(context.Background(), *in)
+	require.NoError(t, err)
+	return res
+}
+
+func TestCloudConfigVectors(t *testing.T) {
+	for _, dir := range vectors(t, "cc-") {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join(dir, "bootstrap-data"))
+			require.NoError(t, err)
+			wantFormat, err := os.ReadFile(filepath.Join(dir, "format"))
+			require.NoError(t, err)
+			out, err := build(t, dir).Render()
+			require.NoError(t, err)
+			require.Equal(t, string(wantFormat), out.Format)
+			if !bytes.Equal(want, out.Data) {
+				require.Equal(t, string(want), string(out.Data))
+			}
+		})
+	}
+}
