@@ -19,6 +19,9 @@ import (
 const (
 	initConfigPath = "/run/kubeadm/kubeadm.yaml"
 	joinConfigPath = "/run/kubeadm/kubeadm-join-config.yaml"
+	// ignitionConfigPath is where CABPK's Ignition output keeps the kubeadm
+	// configuration, for init and join alike; its unit runs while it exists.
+	ignitionConfigPath = "/etc/kubeadm.yml"
 	// Sentinel is written when kubeadm succeeded; Cluster API infrastructure
 	// providers look for it.
 	Sentinel = "/run/cluster-api/bootstrap-success.complete"
@@ -63,7 +66,7 @@ func Build(ctx context.Context, in Input) (*Result, error) {
 		return nil, ps.err()
 	}
 
-	b := &builder{in: &in, version: version, ps: &ps, plan: &provisioning.Plan{Sentinel: Sentinel}}
+	b := &builder{in: &in, version: version, ps: &ps, plan: &provisioning.Plan{Sentinel: Sentinel}, ignition: format == FormatIgnition}
 	initialized := conditions.IsTrue(in.Cluster, clusterv1.ClusterControlPlaneInitializedCondition)
 	switch {
 	case !initialized && !in.isControlPlaneMachine():
@@ -101,6 +104,9 @@ type builder struct {
 	ps      *problems
 	plan    *provisioning.Plan
 	certs   secret.Certificates
+	// ignition selects CABPK's Ignition conventions for the kubeadm file and
+	// command (one path for init and join, no leading document marker).
+	ignition bool
 }
 
 func (b *builder) verbosity() string {

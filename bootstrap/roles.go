@@ -34,8 +34,7 @@ func (b *builder) initControlPlane(ctx context.Context) error {
 	if err := b.lookupCertificates(ctx, generate); err != nil {
 		return err
 	}
-	kubeadmFile := generatedFile(initConfigPath, "---\n"+cc+"\n---\n"+ic)
-	return b.common(ctx, b.certs.AsFiles(), nil, kubeadmFile, "kubeadm init --config "+initConfigPath+" "+b.verbosity())
+	return b.common(ctx, b.certs.AsFiles(), nil, b.kubeadmFile(initConfigPath, "---\n"+cc+"\n---\n"+ic, "---\n"+cc+"\n---\n"+ic), b.kubeadmCommand("init", initConfigPath))
 }
 
 // additionalData is what CABPK takes from the Cluster and Machine into the
@@ -87,7 +86,7 @@ func (b *builder) joinControlPlane(ctx context.Context) error {
 		b.ps.errorf(b.in.configRef(), "spec.joinConfiguration", "cannot write kubeadm JoinConfiguration for Kubernetes %s: %v", b.version, err)
 		return nil
 	}
-	return b.common(ctx, b.certs.AsFiles(), extra, generatedFile(joinConfigPath, join), b.joinCommand())
+	return b.common(ctx, b.certs.AsFiles(), extra, b.kubeadmFile(joinConfigPath, join, "---\n"+join), b.kubeadmCommand("join", joinConfigPath))
 }
 
 func (b *builder) joinWorker(ctx context.Context) error {
@@ -120,11 +119,27 @@ func (b *builder) joinWorker(ctx context.Context) error {
 		b.ps.errorf(b.in.configRef(), "spec.joinConfiguration", "cannot write kubeadm JoinConfiguration for Kubernetes %s: %v", b.version, err)
 		return nil
 	}
-	return b.common(ctx, nil, extra, generatedFile(joinConfigPath, "---\n"+data), b.joinCommand())
+	return b.common(ctx, nil, extra, b.kubeadmFile(joinConfigPath, "---\n"+data, "---\n"+data), b.kubeadmCommand("join", joinConfigPath))
 }
 
-func (b *builder) joinCommand() string {
-	return fmt.Sprintf("kubeadm join --config %s %s", joinConfigPath, b.verbosity())
+// kubeadmFile is the kubeadm configuration file: CABPK's cloud-config writes
+// it under /run/kubeadm with role-specific document markers, its Ignition
+// output always at /etc/kubeadm.yml, readable by root only.
+func (b *builder) kubeadmFile(cloudConfigPath, cloudConfigContent, ignitionContent string) provisioning.File {
+	if b.ignition {
+		return provisioning.File{Path: ignitionConfigPath, Permissions: "0600", Content: ignitionContent, BootstrapInput: true}
+	}
+	f := generatedFile(cloudConfigPath, cloudConfigContent)
+	f.BootstrapInput = true
+	return f
+}
+
+func (b *builder) kubeadmCommand(sub, cloudConfigPath string) string {
+	path := cloudConfigPath
+	if b.ignition {
+		path = ignitionConfigPath
+	}
+	return fmt.Sprintf("kubeadm %s --config %s %s", sub, path, b.verbosity())
 }
 
 func hasTaint(taints []corev1.Taint, t corev1.Taint) bool {

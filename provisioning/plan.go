@@ -56,6 +56,11 @@ type File struct {
 	// "spec.files[2]"), used to name the culprit in problems. Empty for
 	// generated files.
 	Origin string
+	// BootstrapInput marks the configuration the bootstrap command reads.
+	// Renderers that guard the bootstrap step with a run-once mechanism (such
+	// as an Ignition oneshot unit conditioned on this file) use it; others
+	// write it like any file.
+	BootstrapInput bool
 }
 
 // Encoding of a File's Content.
