@@ -14,18 +14,8 @@ import (
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
 	_ "github.com/nodeboot/nodeboot/cloudinit"
+	"github.com/nodeboot/nodeboot/internal/testenv"
 )
-
-// Dir is where the reference vectors live, relative to this package.
-const Dir = "../../../shared/cabpk-vectors"
-
-func vectors(t *testing.T, prefix string) []string {
-	t.Helper()
-	dirs, err := filepath.Glob(filepath.Join(Dir, prefix+"*"))
-	require.NoError(t, err)
-	require.NotEmpty(t, dirs, "no vectors under %s", Dir)
-	return dirs
-}
 
 func build(t *testing.T, dir string) *bootstrap.Result {
 	t.Helper()
@@ -42,7 +32,7 @@ func build(t *testing.T, dir string) *bootstrap.Result {
 }
 
 func TestCloudConfigVectors(t *testing.T) {
-	for _, dir := range vectors(t, "cc-") {
+	for _, dir := range testenv.Vectors(t, "cc-") {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join(dir, "bootstrap-data"))
 			require.NoError(t, err)
