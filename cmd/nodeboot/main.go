@@ -1,0 +1,43 @@
+// Command nodeboot renders, offline, the bootstrap data Cluster API machines
+// boot from: the same bytes nodeboot's controller (and, for existing objects,
+// Cluster API's kubeadm bootstrap provider) writes into the bootstrap Secret.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	_ "github.com/nodeboot/nodeboot/cloudinit"
+)
+
+const usage = `nodeboot renders node bootstrap data offline.
+
+Usage:
+  nodeboot render [-f FILE|-] [--name NAME] [-o DIR] [--sizes]
+
+  Without -f it renders an embedded example (a first control-plane node).
+  FILE is multi-document YAML: the Cluster, the Machine or MachinePool, the
+  KubeadmConfig and the Secrets it uses, as kubectl get -o yaml prints them.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: it returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "render":
+		return render(args[1:], stdin, stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "nodeboot: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}
