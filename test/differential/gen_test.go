@@ -49,7 +49,7 @@ type gen struct {
 }
 
 func (g *gen) pick(xs ...string) string { return xs[g.r.IntN(len(xs))] }
-func (g *gen) chance(pct int) bool     { return g.r.IntN(100) < pct }
+func (g *gen) chance(pct int) bool      { return g.r.IntN(100) < pct }
 func (g *gen) optBool() *bool {
 	switch g.r.IntN(3) {
 	case 0:
