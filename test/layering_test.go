@@ -1,0 +1,117 @@
+// Package test holds repository-wide checks: the import rules DESIGN.md sets
+// between nodeboot's packages.
+package test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeboot/nodeboot/internal/testenv"
+)
+
+const module = "github.com/nodeboot/nodeboot"
+
+// rule forbids packages under `pkg` from depending, directly or not, on any
+// import path with one of the `forbidden` prefixes.
+type rule struct {
+	pkg       string
+	forbidden []string
+	why       string
+	// direct checks only the package's own imports, for rules about what a
+	// package may name rather than what it may pull in.
+	direct bool
+}
+
+var (
+	ourRenderers  = []string{module + "/cloudinit", module + "/ignition"}
+	capiOracles   = []string{"sigs.k8s.io/cluster-api/bootstrap/kubeadm/pkg/cloudinit", "sigs.k8s.io/cluster-api/bootstrap/kubeadm/pkg/ignition", "sigs.k8s.io/cluster-api/bootstrap/kubeadm/reconcilers"}
+	kubeadmAndK8s = []string{"sigs.k8s.io/cluster-api", "k8s.io/client-go", "sigs.k8s.io/controller-runtime", "k8s.io/api/", "k8s.io/apimachinery"}
+)
+
+var rules = []rule{
+	{module + "/provisioning", append(append([]string{module + "/"}, kubeadmAndK8s...), ourRenderers...),
+		"the Plan is neutral: no kubeadm, Cluster API, Kubernetes client or renderer", false},
+	{module + "/cloudinit", []string{module + "/bootstrap", module + "/controllers", module + "/addons", module + "/ignition", "sigs.k8s.io/cluster-api", "sigs.k8s.io/controller-runtime"},
+		"renderers know only the Plan", false},
+	{module + "/ignition", []string{module + "/bootstrap", module + "/controllers", module + "/addons", module + "/cloudinit", "sigs.k8s.io/controller-runtime", "sigs.k8s.io/cluster-api/bootstrap/kubeadm/reconcilers"},
+		"renderers know only the Plan", false},
+	{module + "/addons", append([]string{module + "/controllers", module + "/bootstrap"}, ourRenderers...),
+		"add-ons contribute to a Plan; they do not render or reconcile", false},
+	{module + "/bootstrap", append([]string{module + "/controllers", module + "/addons"}, ourRenderers...),
+		"bootstrap builds Plans; renderers and controllers sit above it", false},
+	{pkg: module + "/api", forbidden: []string{module + "/", "sigs.k8s.io/", "k8s.io/client-go", "k8s.io/api/", "github.com/"},
+		why: "API types import only the standard library, apimachinery and themselves", direct: true},
+	{module + "/", capiOracles, "CABPK's renderers and reconciler are test oracles only", false},
+}
+
+type listed struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// deps lists every non-test package of the module with its transitive deps.
+func deps(t *testing.T) []listed {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps=false", "-json=ImportPath,Imports,Deps", "./...")
+	cmd.Dir = testenv.ModuleRoot()
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	var pkgs []listed
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p listed
+		require.NoError(t, dec.Decode(&p))
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func violations(pkgs []listed, rules []rule) []string {
+	var out []string
+	for _, p := range pkgs {
+		for _, r := range rules {
+			if p.ImportPath != r.pkg && !strings.HasPrefix(p.ImportPath, strings.TrimSuffix(r.pkg, "/")+"/") {
+				continue
+			}
+			list := p.Deps
+			if r.direct {
+				list = p.Imports
+			}
+			for _, d := range list {
+				if strings.HasPrefix(d, r.pkg) || strings.HasPrefix(d, module+"/internal/") && !strings.HasPrefix(r.pkg, module+"/api") {
+					continue
+				}
+				for _, f := range r.forbidden {
+					if strings.HasPrefix(d, f) {
+						out = append(out, fmt.Sprintf("%s imports %s: %s", p.ImportPath, d, r.why))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestImportRules(t *testing.T) {
+	pkgs := deps(t)
+	require.NotEmpty(t, pkgs)
+	require.Empty(t, violations(pkgs, rules))
+}
+
+// TestImportRulesCatchViolations proves the check can fail.
+func TestImportRulesCatchViolations(t *testing.T) {
+	bad := []listed{
+		{ImportPath: module + "/provisioning", Deps: []string{"fmt", "sigs.k8s.io/cluster-api/util/secret"}},
+		{ImportPath: module + "/cloudinit", Deps: []string{module + "/bootstrap"}},
+		{ImportPath: module + "/controllers", Deps: []string{"sigs.k8s.io/cluster-api/bootstrap/kubeadm/pkg/cloudinit"}},
+		{ImportPath: module + "/api/v1alpha1", Imports: []string{"sigs.k8s.io/controller-runtime/pkg/client"}},
+	}
+	require.Len(t, violations(bad, rules), 4)
+	require.Empty(t, violations([]listed{{ImportPath: module + "/cloudinit", Deps: []string{module + "/provisioning", "bytes"}}}, rules))
+}
