@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/provisioning"
 )
 
 // boot applies user data with Debian's real cloud-init in a throwaway root
@@ -120,5 +121,31 @@ func TestBootJinjaHazard(t *testing.T) {
 	versions, _ := readIn(t, root, "etc/capi/versions")
 	// As CABPK rendered it for this vector (its bootstrap-data, lines 7-8).
 	require.Equal(t, "control plane: v1.34.2\nhas-cp\n", versions)
+	readIn(t, root, "run/cluster-api/bootstrap-success.complete")
+}
+
+// TestBootNonKubeadmPlan: a Plan built without anything kubeadm-shaped (a k3s
+// agent) renders and boots, so other bootstrap providers can reuse the renderer.
+func TestBootNonKubeadmPlan(t *testing.T) {
+	plan := &provisioning.Plan{
+		Role: provisioning.RoleJoinWorker,
+		Files: []provisioning.File{{Path: "/etc/rancher/k3s/config.yaml", Owner: "root:root", Permissions: "0600",
+			Content: "server: https://192.0.2.10:6443\n"}},
+		Users:    []provisioning.User{{Name: "k3s-admin", Groups: "adm"}},
+		Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "k3s agent --config /etc/rancher/k3s/config.yaml"}},
+		Sentinel: "/run/cluster-api/bootstrap-success.complete",
+	}
+	p, err := provisioning.Get("cloud-config")
+	require.NoError(t, err)
+	out, err := p.Render(plan, provisioning.Options{})
+	require.NoError(t, err)
+	t.Setenv("STUB_CMDS", "k3s")
+	root, _, ok := boot(t, out.Data)
+	require.True(t, ok)
+	require.Equal(t, []string{"k3s agent --config /etc/rancher/k3s/config.yaml"}, stubCalls(t, root))
+	content, mode := readIn(t, root, "etc/rancher/k3s/config.yaml")
+	require.Equal(t, "server: https://192.0.2.10:6443\n", content)
+	require.Equal(t, os.FileMode(0o600), mode)
+	require.True(t, hasUser(t, root, "k3s-admin"))
 	readIn(t, root, "run/cluster-api/bootstrap-success.complete")
 }

@@ -1,0 +1,352 @@
+// Package controllers_test runs nodeboot's KubeadmConfig reconciler against a
+// real kube-apiserver and etcd (controller-runtime envtest) carrying Cluster
+// API v1.14.2's CRDs, and compares it with CABPK's own reconciler, imported
+// here as a test oracle only.
+package controllers_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	cabpk "sigs.k8s.io/cluster-api/bootstrap/kubeadm/reconcilers/kubeadmconfig"
+	"sigs.k8s.io/cluster-api/bootstrap/kubeadm/setup"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/yaml"
+
+	_ "github.com/nodeboot/nodeboot/cloudinit"
+	"github.com/nodeboot/nodeboot/controllers"
+	"github.com/nodeboot/nodeboot/internal/testenv"
+)
+
+var (
+	scheme = runtime.NewScheme()
+
+	envOnce sync.Once
+	env     *envtest.Environment
+	cfg     *rest.Config
+	k8s     client.Client
+	envErr  error
+
+	managerSeq atomic.Int64
+
+	// logs receives every log line of the run: ours, CABPK's, controller-runtime's, client-go's.
+	logs = &logBuffer{}
+)
+
+func init() {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			panic(err)
+		}
+	}
+	logger := funcr.New(func(prefix, args string) { logs.write(prefix + " " + args) }, funcr.Options{Verbosity: 4})
+	ctrl.SetLogger(logger)
+	klog.SetLogger(logger)
+}
+
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) write(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf.WriteString(s)
+	l.buf.WriteByte('\n')
+	if os.Getenv("NODEBOOT_TEST_LOGS") != "" {
+		fmt.Fprintln(os.Stderr, s)
+	}
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if env != nil {
+		// Scan before stopping: the token Secrets are still readable.
+		if err := scanLogs(context.Background()); err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: log scan: %v\n", err)
+			code = 1
+		}
+		if err := env.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stop envtest: %v\n", err)
+		}
+	}
+	os.Exit(code)
+}
+
+// startEnv starts the shared API server once, with Cluster API's CRDs.
+func startEnv(t testing.TB) {
+	t.Helper()
+	envOnce.Do(func() {
+		testenv.KubebuilderAssets(t)
+		crds, err := capiCRDs()
+		if err != nil {
+			envErr = err
+			return
+		}
+		env = &envtest.Environment{
+			CRDInstallOptions:     envtest.CRDInstallOptions{CRDs: crds},
+			ErrorIfCRDPathMissing: true,
+		}
+		cfg, envErr = env.Start()
+		if envErr != nil {
+			return
+		}
+		cfg.QPS, cfg.Burst = 100, 200
+		k8s, envErr = client.New(cfg, client.Options{Scheme: scheme})
+	})
+	if envErr != nil {
+		t.Fatalf("envtest: %v", envErr)
+	}
+}
+
+// capiCRDs loads the CRDs of Cluster API core, the kubeadm bootstrap and
+// control-plane providers from the cluster-api module, with the contract
+// labels their kustomizations add.
+func capiCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
+	if err != nil {
+		return nil, fmt.Errorf("locate the cluster-api module: %w", err)
+	}
+	root := strings.TrimSpace(string(out))
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, dir := range []string{"core/config/crd/bases", "bootstrap/kubeadm/config/crd/bases", "controlplane/kubeadm/config/crd/bases"} {
+		files, err := filepath.Glob(filepath.Join(root, dir, "*.yaml"))
+		if err != nil || len(files) == 0 {
+			return nil, fmt.Errorf("no CRDs in %s", dir)
+		}
+		for _, f := range files {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := yaml.UnmarshalStrict(raw, crd); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			if crd.Labels == nil {
+				crd.Labels = map[string]string{}
+			}
+			crd.Labels["cluster.x-k8s.io/v1beta1"] = "v1beta1"
+			crd.Labels["cluster.x-k8s.io/v1beta2"] = "v1beta2"
+			crds = append(crds, crd)
+		}
+	}
+	return crds, nil
+}
+
+// provider selects the reconciler a manager runs.
+type provider string
+
+const (
+	nodeboot provider = "nodeboot"
+	oracle   provider = "cabpk"
+)
+
+type managerOptions struct {
+	provider    provider
+	namespaces  []string // empty: all namespaces
+	tokenTTL    time.Duration
+	concurrency int
+	// wrap intercepts the manager's client (the one the reconciler writes with).
+	wrap func(client.Client) client.Client
+	// wrapRemote intercepts workload-cluster clients.
+	wrapRemote func(client.Client) client.Client
+	extensions []controllers.Extension
+}
+
+// startManager runs a manager with one KubeadmConfig reconciler until the
+// returned stop function is called (also at test cleanup).
+func startManager(t testing.TB, o managerOptions) (stop func()) {
+	t.Helper()
+	startEnv(t)
+	if o.tokenTTL == 0 {
+		o.tokenTTL = controllers.DefaultTokenTTL
+	}
+	if o.concurrency == 0 {
+		o.concurrency = 10
+	}
+	name := fmt.Sprintf("%s-manager-%d", o.provider, managerSeq.Add(1))
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cacheOptions(name, o.namespaces),
+		Client:                 setup.ManagerClientOptions(),
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
+		NewClient: func(c *rest.Config, opts client.Options) (client.Client, error) {
+			cl, err := client.New(c, opts)
+			if err != nil || o.wrap == nil {
+				return cl, err
+			}
+			return o.wrap(cl), nil
+		},
+	})
+	if err != nil {
+		t.Fatalf("new manager: %v", err)
+	}
+	ctx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), logr.Discard()))
+	ctx = ctrl.LoggerInto(ctx, ctrl.Log.WithName(name))
+	secretCachingClient, err := setup.CreateSecretCachingClient(mgr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cc clustercache.ClusterCache
+	cc, err = clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
+		SecretClient: secretCachingClient,
+		Cache:        setup.ClusterCacheCacheOptions(),
+		Client:       setup.ClusterCacheClientOptions(name, 100, 200),
+	}, controller.Options{MaxConcurrentReconciles: 10})
+	if err != nil {
+		t.Fatalf("cluster cache: %v", err)
+	}
+	if o.wrapRemote != nil {
+		cc = &wrappedClusterCache{ClusterCache: cc, wrap: o.wrapRemote}
+	}
+	opts := controller.Options{MaxConcurrentReconciles: o.concurrency}
+	switch o.provider {
+	case nodeboot:
+		err = (&controllers.Reconciler{
+			Client: mgr.GetClient(), SecretCachingClient: secretCachingClient, APIReader: mgr.GetAPIReader(),
+			ClusterCache: cc, TokenTTL: o.tokenTTL, Extensions: o.extensions,
+		}).SetupWithManager(ctx, mgr, opts)
+	case oracle:
+		err = (&cabpk.Reconciler{
+			Client: mgr.GetClient(), SecretCachingClient: secretCachingClient, APIReader: mgr.GetAPIReader(),
+			ClusterCache: cc, TokenTTL: o.tokenTTL,
+		}).SetupWithManager(ctx, mgr, opts)
+	}
+	if err != nil {
+		t.Fatalf("setup %s: %v", o.provider, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil && !errors.Is(err, context.Canceled) {
+					t.Errorf("manager: %v", err)
+				}
+			case <-time.After(60 * time.Second):
+				t.Errorf("manager did not stop")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+func cacheOptions(name string, namespaces []string) ctrlcache.Options {
+	opts := setup.ManagerCacheOptions(scheme, name, "", 10*time.Minute)
+	if len(namespaces) > 0 {
+		opts.DefaultNamespaces = map[string]ctrlcache.Config{}
+		for _, ns := range namespaces {
+			opts.DefaultNamespaces[ns] = ctrlcache.Config{}
+		}
+	}
+	return opts
+}
+
+// wrappedClusterCache hands out intercepted workload-cluster clients.
+type wrappedClusterCache struct {
+	clustercache.ClusterCache
+	wrap func(client.Client) client.Client
+}
+
+func (w *wrappedClusterCache) GetClient(ctx context.Context, key client.ObjectKey) (client.Client, error) {
+	c, err := w.ClusterCache.GetClient(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return w.wrap(c), nil
+}
+
+// newNamespace creates a namespace for one test case.
+func newNamespace(t testing.TB, prefix string) string {
+	t.Helper()
+	startEnv(t)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := k8s.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// eventually polls cond until it returns true or the timeout passes.
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var lastErr error
+	for {
+		ok, err := cond()
+		if ok {
+			return
+		}
+		lastErr = err
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, lastErr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// decodeDocs splits multi-document YAML into objects.
+func decodeDocs(t testing.TB, raw []byte) []map[string]any {
+	t.Helper()
+	r := utilyaml.NewYAMLReader(bufioReader(raw))
+	var out []map[string]any
+	for {
+		doc, err := r.Read()
+		if err != nil {
+			break
+		}
+		if len(bytes.TrimSpace(doc)) == 0 {
+			continue
+		}
+		m := map[string]any{}
+		if err := yaml.Unmarshal(doc, &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
