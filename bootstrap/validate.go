@@ -78,6 +78,8 @@ var planPrefixes = []struct{ plan, spec string }{
 	{"mounts", "spec.mounts"},
 	{"bootCommands", "spec.bootCommands"},
 	{"ntp", "spec.ntp"},
+	{"additionalConfig", "spec.ignition.containerLinuxConfig.additionalConfig"},
+	{"options.version", "metadata.annotations[" + AnnotationIgnitionVersion + "]"},
 }
 
 // specPaths rewrites Plan paths of problems into spec paths where known.

@@ -3,6 +3,7 @@ package manifest
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeboot/nodeboot/bootstrap"
@@ -81,9 +83,23 @@ func (s *Set) add(raw []byte) error {
 	if tm.Metadata.Namespace == "" {
 		ref = tm.Kind + " " + tm.Metadata.Name
 	}
+	js, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		return fmt.Errorf("%s: %s", ref, cleanDecodeError(err))
+	}
+	// sigs.k8s.io/json names the field path of unknown and mistyped fields,
+	// as the API server does.
 	decode := func(into any) error {
-		if err := yaml.UnmarshalStrict(raw, into); err != nil {
+		strict, err := sigsjson.UnmarshalStrict(js, into)
+		if err != nil {
 			return fmt.Errorf("%s: %s", ref, cleanDecodeError(err))
+		}
+		if len(strict) > 0 {
+			msgs := make([]string, len(strict))
+			for i, e := range strict {
+				msgs[i] = e.Error()
+			}
+			return fmt.Errorf("%s: %s", ref, strings.Join(msgs, "; "))
 		}
 		return nil
 	}
@@ -120,7 +136,7 @@ func (s *Set) add(raw []byte) error {
 		s.Templates = append(s.Templates, o)
 	case "KubeadmControlPlane":
 		o := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal(raw, &o.Object); err != nil {
+		if err := json.Unmarshal(js, &o.Object); err != nil {
 			return fmt.Errorf("%s: %s", ref, cleanDecodeError(err))
 		}
 		s.ControlPlanes = append(s.ControlPlanes, o)

@@ -41,10 +41,10 @@ type apiServer struct {
 	assets     string
 }
 
-func startAPIServer(t *testing.T) *apiServer {
+func startAPIServer(t *testing.T, crds ...string) *apiServer {
 	t.Helper()
 	assets := testenv.KubebuilderAssets(t)
-	env := &envtest.Environment{BinaryAssetsDirectory: assets}
+	env := &envtest.Environment{BinaryAssetsDirectory: assets, CRDInstallOptions: envtest.CRDInstallOptions{Paths: crds, ErrorIfPathMissing: true}}
 	cfg, err := env.Start()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = env.Stop() })
@@ -54,7 +54,7 @@ func startAPIServer(t *testing.T) *apiServer {
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "admin.conf")
 	require.NoError(t, os.WriteFile(path, kc, 0o600))
-	c, err := client.New(cfg, client.Options{})
+	c, err := client.New(cfg, client.Options{Scheme: scheme(t)})
 	require.NoError(t, err)
 	return &apiServer{client: c, kubeconfig: path, assets: assets}
 }

@@ -4,8 +4,10 @@
 package ignition
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/base64"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,3 +48,5 @@ func errorPaths(t testing.TB, err error) []string {
 }
 
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+func newGzip(w io.Writer) *gzip.Writer { return gzip.NewWriter(w) }

@@ -1,0 +1,251 @@
+package catalog
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gopkg.in/yaml.v3"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// strict decodes with client-go's scheme and rejects unknown fields, so a typo
+// in a template shows up as a test failure rather than a silently ignored key.
+var strict = serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
+
+// decodeAll decodes every document of a manifest into its typed object.
+func decodeAll(t *testing.T, manifest []byte) []runtime.Object {
+	t.Helper()
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(manifest)))
+	var out []runtime.Object
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+			continue
+		}
+		obj, gvk, err := strict.Decode(doc, nil, nil)
+		require.NoError(t, err, "document:\n%s", doc)
+		require.NotEmpty(t, gvk.Kind)
+		out = append(out, obj)
+	}
+	return out
+}
+
+func stripComments(doc []byte) []byte {
+	var keep [][]byte
+	for _, l := range bytes.Split(doc, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(l), []byte("#")) {
+			keep = append(keep, l)
+		}
+	}
+	return bytes.Join(keep, []byte("\n"))
+}
+
+func TestEmbeddedManifestsAreYAML(t *testing.T) {
+	entries, err := fs.ReadDir(manifests, "manifests")
+	require.NoError(t, err)
+	files := map[string]bool{}
+	for _, e := range entries {
+		files["manifests/"+e.Name()] = true
+	}
+	for name, rs := range builtins {
+		for _, r := range rs {
+			require.True(t, files[r.file], "%s %s: %s is not embedded", name, r.version, r.file)
+			delete(files, r.file)
+			raw, err := manifests.ReadFile(r.file)
+			require.NoError(t, err)
+			// The unrendered template is itself valid YAML: placeholders
+			// sit only inside scalars.
+			dec := yaml.NewDecoder(bytes.NewReader(raw))
+			docs := 0
+			for {
+				var n yaml.Node
+				err := dec.Decode(&n)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				require.NoError(t, err, r.file)
+				docs++
+			}
+			require.Greater(t, docs, 1, r.file)
+		}
+	}
+	require.Empty(t, files, "embedded manifests no release uses")
+}
+
+func TestRenderDecodesIntoTypedObjects(t *testing.T) {
+	cases := []struct {
+		name, builtin string
+		params        Params
+		kinds         []string
+	}{
+		{"nodelocaldns iptables", NodeLocalDNS, Params{}, []string{"ServiceAccount", "Service", "ConfigMap", "DaemonSet", "Service"}},
+		{"nodelocaldns ipvs", NodeLocalDNS, Params{KubeProxyMode: "ipvs", ServiceCIDR: "10.128.0.0/16", ClusterDomain: "example.internal"}, []string{"ServiceAccount", "Service", "ConfigMap", "DaemonSet", "Service"}},
+		{"flannel", Flannel, Params{PodCIDR: "192.168.0.0/16"}, []string{"Namespace", "ClusterRole", "ClusterRoleBinding", "ServiceAccount", "ConfigMap", "DaemonSet"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Render(c.builtin, "", c.params)
+			require.NoError(t, err)
+			require.NotContains(t, string(r.Manifest), "{{")
+			objs := decodeAll(t, r.Manifest)
+			var kinds []string
+			for _, o := range objs {
+				gvks, _, err := scheme.Scheme.ObjectKinds(o)
+				require.NoError(t, err)
+				kinds = append(kinds, gvks[0].Kind)
+			}
+			require.Equal(t, c.kinds, kinds)
+		})
+	}
+}
+
+func objectsOf[T runtime.Object](objs []runtime.Object) []T {
+	var out []T
+	for _, o := range objs {
+		if v, ok := o.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func TestNodeLocalDNSValues(t *testing.T) {
+	t.Run("iptables binds the link-local and kube-dns addresses", func(t *testing.T) {
+		r, err := Render(NodeLocalDNS, "1.26.4", Params{ServiceCIDR: "10.128.0.0/16"})
+		require.NoError(t, err)
+		objs := decodeAll(t, r.Manifest)
+		ds := objectsOf[*appsv1.DaemonSet](objs)[0]
+		c := ds.Spec.Template.Spec.Containers[0]
+		require.Equal(t, "registry.k8s.io/dns/k8s-dns-node-cache:1.26.4", c.Image)
+		require.Equal(t, []string{"-localip", "169.254.20.10,10.128.0.10", "-conf", "/etc/Corefile", "-upstreamsvc", "kube-dns-upstream", "-pidfile", "/tmp/node-cache.pid"}, c.Args)
+		require.Equal(t, "169.254.20.10", c.LivenessProbe.HTTPGet.Host)
+		core := objectsOf[*corev1.ConfigMap](objs)[0].Data["Corefile"]
+		require.True(t, strings.HasPrefix(core, "cluster.local:53 {\n"), core)
+		require.Equal(t, 4, strings.Count(core, "bind 169.254.20.10 10.128.0.10\n"))
+		require.Equal(t, 3, strings.Count(core, "forward . __PILLAR__CLUSTER__DNS__ {"))
+	})
+	t.Run("ipvs binds the link-local address and forwards to kube-dns", func(t *testing.T) {
+		r, err := Render(NodeLocalDNS, "", Params{KubeProxyMode: "ipvs", LocalIP: "169.254.0.53", KubeDNSIP: "10.0.0.10", ClusterDomain: "corp.example"})
+		require.NoError(t, err)
+		objs := decodeAll(t, r.Manifest)
+		c := objectsOf[*appsv1.DaemonSet](objs)[0].Spec.Template.Spec.Containers[0]
+		require.Equal(t, "169.254.0.53", c.Args[1])
+		core := objectsOf[*corev1.ConfigMap](objs)[0].Data["Corefile"]
+		require.True(t, strings.HasPrefix(core, "corp.example:53 {\n"), core)
+		require.Equal(t, 4, strings.Count(core, "bind 169.254.0.53\n"))
+		require.Equal(t, 3, strings.Count(core, "forward . 10.0.0.10 {"))
+		dns, err := KubeletClusterDNS(Params{KubeProxyMode: "ipvs", LocalIP: "169.254.0.53"})
+		require.NoError(t, err)
+		require.Equal(t, "169.254.0.53", dns)
+	})
+	t.Run("iptables leaves kubelets on kube-dns", func(t *testing.T) {
+		dns, err := KubeletClusterDNS(Params{})
+		require.NoError(t, err)
+		require.Empty(t, dns)
+	})
+}
+
+func TestFlannelValues(t *testing.T) {
+	r, err := Render(Flannel, "", Params{PodCIDR: "10.244.0.0/16", VNI: 4096, Port: 4789})
+	require.NoError(t, err)
+	require.Equal(t, "v0.26.7", r.Version)
+	objs := decodeAll(t, r.Manifest)
+	var net struct {
+		Network string
+		Backend struct {
+			Type string
+			VNI  int
+			Port int
+		}
+	}
+	cm := objectsOf[*corev1.ConfigMap](objs)[0]
+	require.NoError(t, json.Unmarshal([]byte(cm.Data["net-conf.json"]), &net))
+	require.Equal(t, "10.244.0.0/16", net.Network)
+	require.Equal(t, "vxlan", net.Backend.Type)
+	require.Equal(t, 4096, net.Backend.VNI)
+	require.Equal(t, 4789, net.Backend.Port)
+	require.True(t, json.Valid([]byte(cm.Data["cni-conf.json"])))
+	ds := objectsOf[*appsv1.DaemonSet](objs)[0]
+	require.Equal(t, "ghcr.io/flannel-io/flannel:v0.26.7", ds.Spec.Template.Spec.Containers[0].Image)
+	require.Equal(t, "ghcr.io/flannel-io/flannel-cni-plugin:v1.6.2-flannel1", ds.Spec.Template.Spec.InitContainers[0].Image)
+
+	r, err = Render(Flannel, "", Params{PodCIDR: "192.168.0.0/16"})
+	require.NoError(t, err)
+	cm = objectsOf[*corev1.ConfigMap](decodeAll(t, r.Manifest))[0]
+	require.NoError(t, json.Unmarshal([]byte(cm.Data["net-conf.json"]), &net))
+	require.Equal(t, 1, net.Backend.VNI)
+	require.Equal(t, 8472, net.Backend.Port)
+}
+
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		name, builtin, version string
+		params                 Params
+		field                  string
+		is                     error
+	}{
+		{"unknown builtin", "calico", "", Params{}, "", ErrUnknownBuiltin},
+		{"unknown version", Flannel, "v0.1.0", Params{PodCIDR: "10.244.0.0/16"}, "", ErrUnknownVersion},
+		{"flannel without pod CIDR", Flannel, "", Params{}, "podCIDR", ErrInvalidParameter},
+		{"flannel with IPv6 pods", Flannel, "", Params{PodCIDR: "fd00::/48"}, "podCIDR", ErrInvalidParameter},
+		{"flannel with host bits", Flannel, "", Params{PodCIDR: "10.244.1.0/16"}, "podCIDR", ErrInvalidParameter},
+		{"flannel VNI too large", Flannel, "", Params{PodCIDR: "10.244.0.0/16", VNI: 1 << 24}, "vni", ErrInvalidParameter},
+		{"flannel port", Flannel, "", Params{PodCIDR: "10.244.0.0/16", Port: -1}, "port", ErrInvalidParameter},
+		{"local IP not link-local", NodeLocalDNS, "", Params{LocalIP: "10.0.0.1"}, "localIP", ErrInvalidParameter},
+		{"local IP garbage", NodeLocalDNS, "", Params{LocalIP: "x"}, "localIP", ErrInvalidParameter},
+		{"kube-dns IP garbage", NodeLocalDNS, "", Params{KubeDNSIP: "10.0.0"}, "kubeDNSIP", ErrInvalidParameter},
+		{"service CIDR too small", NodeLocalDNS, "", Params{ServiceCIDR: "10.0.0.0/29"}, "serviceCIDR", ErrInvalidParameter},
+		{"domain", NodeLocalDNS, "", Params{ClusterDomain: "Cluster_Local"}, "clusterDomain", ErrInvalidParameter},
+		{"proxy mode", NodeLocalDNS, "", Params{KubeProxyMode: "nftables"}, "kubeProxyMode", ErrInvalidParameter},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Render(c.builtin, c.version, c.params)
+			require.ErrorIs(t, err, c.is)
+			var pe *ParamError
+			if c.field != "" {
+				require.ErrorAs(t, err, &pe)
+				require.Equal(t, c.field, pe.Field)
+			}
+		})
+	}
+}
+
+func TestNthAddress(t *testing.T) {
+	for cidr, want := range map[string]string{
+		"10.96.0.0/12":  "10.96.0.10",
+		"10.128.0.0/16": "10.128.0.10",
+		"fd00:10::/108": "fd00:10::a",
+	} {
+		a, err := kubeDNSIP(Params{ServiceCIDR: cidr})
+		require.NoError(t, err, cidr)
+		require.Equal(t, want, a.String(), cidr)
+	}
+	a, err := kubeDNSIP(Params{})
+	require.NoError(t, err)
+	require.Equal(t, "10.96.0.10", a.String())
+}
+
+func TestTemplateAndVersions(t *testing.T) {
+	require.Equal(t, []string{Flannel, NodeLocalDNS}, Names())
+	v, raw, err := Template(Flannel, "")
+	require.NoError(t, err)
+	require.Equal(t, "v0.26.7", v)
+	require.Contains(t, string(raw), "{{ .PodCIDR }}")
+}

@@ -1,0 +1,40 @@
+package v1alpha1
+
+// Condition types of a FirstBootAddon.
+const (
+	// SourceValidCondition is True when the spec is valid and its source
+	// resolves into manifests with a known digest.
+	SourceValidCondition = "SourceValid"
+	// AppliedCondition is True when every selected Cluster's node recorded
+	// the add-on as applied with the expected digest.
+	AppliedCondition = "Applied"
+)
+
+// Reasons of the SourceValid condition. Messages name the offending field,
+// e.g. "spec.url.sha256: Required value".
+const (
+	// ValidReason: the source resolved.
+	ValidReason = "Valid"
+	// InvalidSpecReason: a field is malformed or sources conflict.
+	InvalidSpecReason = "InvalidSpec"
+	// UnknownBuiltinReason: spec.builtin names no built-in add-on or version.
+	UnknownBuiltinReason = "UnknownBuiltin"
+	// SourceNotFoundReason: the ConfigMap or Secret does not exist.
+	SourceNotFoundReason = "SourceNotFound"
+	// MalformedManifestReason: a manifest is not YAML Kubernetes objects.
+	MalformedManifestReason = "MalformedManifest"
+)
+
+// Reasons of the Applied condition.
+const (
+	// AppliedReason: every selected Cluster applied the add-on.
+	AppliedReason = "Applied"
+	// ApplyFailedReason: at least one Cluster recorded a failure.
+	ApplyFailedReason = "ApplyFailed"
+	// PendingReason: at least one Cluster has not applied it yet.
+	PendingReason = "Pending"
+	// NoClustersReason: the selector matches no Cluster.
+	NoClustersReason = "NoClusters"
+	// SourceInvalidReason: nothing is delivered while the source is invalid.
+	SourceInvalidReason = "SourceInvalid"
+)

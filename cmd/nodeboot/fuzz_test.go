@@ -1,0 +1,25 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nodeboot/nodeboot/internal/testenv"
+)
+
+// FuzzRender feeds arbitrary input through the whole CLI pipeline: parse,
+// build, render. Any input may be rejected; none may panic.
+func FuzzRender(f *testing.F) {
+	f.Add(example)
+	for _, v := range testenv.Vectors(f, "cc-") {
+		if data, err := os.ReadFile(filepath.Join(v, "input.yaml")); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("kind: KubeadmConfig\nspec: {files: [{path: a}]}\n"))
+	f.Fuzz(func(t *testing.T, input []byte) {
+		_, _, _ = renderBytes(input, "", true, io.Discard)
+	})
+}

@@ -1,0 +1,118 @@
+package addons
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/nodeboot/nodeboot/addons"
+	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// ExtensionOptions configure the Extension.
+type ExtensionOptions struct {
+	// Addons places the add-ons on the node (directory, kubeconfig, timeout).
+	Addons addons.Options
+	// MaxBytes, when positive, is the size budget of bootstrap data that
+	// carries add-ons (16384 for EC2 user data). Rendering over it fails
+	// with provisioning.ErrTooLarge; nothing is truncated.
+	MaxBytes int
+	// Compress asks the provisioner to compress bootstrap data that carries
+	// add-ons (gzip user data for cloud-init, a gzip wrapper for Ignition v3)
+	// where the provisioner says it can; CABPK's Ignition 2.3 dialect cannot.
+	Compress bool
+}
+
+// Extension adds first-boot add-ons to the KubeadmConfig reconciler. It has
+// the method set of controllers.Extension; wire it with
+// reconciler.Extensions = append(reconciler.Extensions, addons.NewExtension(mgr.GetClient(), opts)).
+type Extension struct {
+	resolver Resolver
+	opts     ExtensionOptions
+}
+
+// NewExtension returns an Extension reading FirstBootAddons, ConfigMaps and
+// Secrets through c (the manager's client; it needs list/watch on
+// firstbootaddons and get on configmaps and secrets).
+func NewExtension(c client.Reader, opts ExtensionOptions) *Extension {
+	return &Extension{resolver: Resolver{Client: c}, opts: opts}
+}
+
+// MutateConfig gives every node of the Cluster the kubelet settings its
+// add-ons need. A Cluster no add-on selects is left untouched.
+func (e *Extension) MutateConfig(ctx context.Context, cluster *clusterv1.Cluster, config *bootstrapv1.KubeadmConfig) error {
+	selected, err := e.resolver.Selected(ctx, cluster)
+	if err != nil || len(selected) == 0 {
+		return classify(err)
+	}
+	dns, err := kubeletClusterDNS(selected, cluster)
+	if err != nil || dns == nil {
+		return classify(err)
+	}
+	return classify(setClusterDNS(config, dns))
+}
+
+// MutatePlan adds the Cluster's add-ons to the Plan of its init
+// control-plane node. Joining nodes and Clusters without add-ons are left
+// untouched.
+func (e *Extension) MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, config *bootstrapv1.KubeadmConfig, result *bootstrap.Result) error {
+	if result == nil || result.Plan == nil || result.Plan.Role != "init" {
+		return nil
+	}
+	selected, err := e.resolver.Selected(ctx, cluster)
+	if err != nil || len(selected) == 0 {
+		return classify(err)
+	}
+	list := make([]addons.Addon, 0, len(selected))
+	for i := range selected {
+		a, err := e.resolver.Resolve(ctx, &selected[i], cluster)
+		if err != nil {
+			return classify(err)
+		}
+		list = append(list, *a)
+	}
+	if err := addons.Contribute(result.Plan, list, e.opts.Addons); err != nil {
+		return reconcile.TerminalError(fmt.Errorf("KubeadmConfig %s/%s: %w", config.Namespace, config.Name, err))
+	}
+	if e.opts.MaxBytes > 0 && (result.Options.MaxBytes == 0 || e.opts.MaxBytes < result.Options.MaxBytes) {
+		result.Options.MaxBytes = e.opts.MaxBytes
+	}
+	if e.opts.Compress && !result.Options.Compress && canCompress(result) {
+		result.Options.Compress = true
+	}
+	return nil
+}
+
+// canCompress asks the result's provisioner, through the registry, whether it
+// can compress this Plan (CABPK's Ignition 2.3 dialect cannot); it never
+// guesses from format names.
+func canCompress(result *bootstrap.Result) bool {
+	p, err := provisioning.Get(result.Format)
+	if err != nil {
+		return false
+	}
+	opts := result.Options
+	opts.Compress = true
+	for _, pr := range p.Check(result.Plan, opts).Errors() {
+		if pr.Path == "options.compress" {
+			return false
+		}
+	}
+	return true
+}
+
+// classify makes invalid add-ons terminal errors (the FirstBootAddon must
+// change) and leaves a missing source retryable (it may be created).
+func classify(err error) error {
+	var se *SpecError
+	if errors.As(err, &se) && !se.NotFound {
+		return reconcile.TerminalError(err)
+	}
+	return err
+}

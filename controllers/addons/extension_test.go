@@ -1,0 +1,217 @@
+package addons
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"k8s.io/utils/ptr"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/yaml"
+
+	"github.com/nodeboot/nodeboot/addons"
+	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// extensionHooks is the method set the KubeadmConfig reconciler expects
+// (controllers.Extension); asserted here so the packages stay decoupled.
+var _ interface {
+	MutateConfig(ctxT, clusterT, configT) error
+	MutatePlan(ctxT, clusterT, configT, resultT) error
+} = (*Extension)(nil)
+
+// TestNoAddonIsCABPKIdentical: with add-ons in the namespace that select
+// other Clusters, every vector still renders byte for byte as CABPK did.
+func TestNoAddonIsCABPKIdentical(t *testing.T) {
+	other := builtinAddon("cni", addonsv1.BuiltinFlannel, 0)
+	dns := builtinAddon("dns", addonsv1.BuiltinNodeLocalDNS, 1, func(a *addonsv1.FirstBootAddon) {
+		a.Spec.Builtin.NodeLocalDNS = &addonsv1.NodeLocalDNSParameters{KubeProxyMode: addonsv1.KubeProxyIPVS}
+	})
+	ext := NewExtension(fakeClient(t, other, dns), ExtensionOptions{MaxBytes: 16384, Compress: true})
+	for _, dir := range testenv.Vectors(t, "") {
+		if !strings.HasPrefix(filepath.Base(dir), "cc-") && !strings.HasPrefix(filepath.Base(dir), "ign-") {
+			continue
+		}
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			in := vectorInput(t, dir)
+			res, err := buildWith(t, ext, in)
+			require.NoError(t, err)
+			require.Equal(t, provisioning.Options{}.Compress, res.Options.Compress)
+			require.Zero(t, res.Options.MaxBytes)
+			if !strings.HasPrefix(filepath.Base(dir), "cc-") {
+				return // the Ignition provisioner belongs to another package; the Plan is compared below
+			}
+			want, err := os.ReadFile(filepath.Join(dir, "bootstrap-data"))
+			require.NoError(t, err)
+			out, err := res.Render()
+			require.NoError(t, err)
+			if !bytes.Equal(want, out.Data) {
+				require.Equal(t, string(want), string(out.Data))
+			}
+		})
+	}
+}
+
+func TestInitGetsAddonsJoinsDoNot(t *testing.T) {
+	objs := []clientObject{
+		builtinAddon("cni", addonsv1.BuiltinFlannel, 0),
+		builtinAddon("dns", addonsv1.BuiltinNodeLocalDNS, 1),
+	}
+	ext := NewExtension(fakeClient(t, objs...), ExtensionOptions{MaxBytes: 16384, Compress: true})
+	for _, dir := range testenv.Vectors(t, "cc-") {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			plain := vectorInput(t, dir)
+			base, err := buildWith(t, NewExtension(fakeClient(t), ExtensionOptions{}), plain)
+			require.NoError(t, err)
+			in := vectorInput(t, dir)
+			labelCluster(in)
+			res, err := buildWith(t, ext, in)
+			require.NoError(t, err)
+			if base.Plan.Role != provisioning.RoleInit {
+				require.Equal(t, base.Plan, res.Plan, "a joining node's plan must not change")
+				return
+			}
+			var paths []string
+			for _, f := range res.Plan.Files[len(base.Plan.Files):] {
+				paths = append(paths, f.Path)
+			}
+			require.Equal(t, []string{
+				"/etc/kubernetes/addons/000-cni.yaml",
+				"/etc/kubernetes/addons/001-dns.yaml",
+				"/etc/kubernetes/addons/addons.list",
+				"/etc/kubernetes/addons/apply.sh",
+			}, paths)
+			require.Equal(t, base.Plan.Files, res.Plan.Files[:len(base.Plan.Files)])
+			require.True(t, res.Options.Compress)
+			require.Equal(t, 16384, res.Options.MaxBytes)
+			out, err := res.Render()
+			require.NoError(t, err)
+			baseOut, err := base.Render()
+			require.NoError(t, err)
+			require.Equal(t, baseOut.Warnings, out.Warnings, "add-ons must add no cloud-init hazard")
+		})
+	}
+}
+
+func TestIPVSSetsKubeletClusterDNSOnEveryNode(t *testing.T) {
+	dns := builtinAddon("dns", addonsv1.BuiltinNodeLocalDNS, 1, func(a *addonsv1.FirstBootAddon) {
+		a.Spec.Builtin.NodeLocalDNS = &addonsv1.NodeLocalDNSParameters{KubeProxyMode: addonsv1.KubeProxyIPVS}
+	})
+	ext := NewExtension(fakeClient(t, dns), ExtensionOptions{})
+	for _, dir := range testenv.Vectors(t, "cc-") {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			in := vectorInput(t, dir)
+			labelCluster(in)
+			res, err := buildWith(t, ext, in)
+			require.NoError(t, err)
+			var kubeadmFile string
+			for _, f := range res.Plan.Files {
+				if f.BootstrapInput {
+					kubeadmFile = f.Content
+				}
+			}
+			require.Equal(t, "169.254.20.10", kubeletArg(t, kubeadmFile, "cluster-dns"), kubeadmFile)
+			if res.Plan.Role != provisioning.RoleInit {
+				for _, f := range res.Plan.Files {
+					require.False(t, strings.HasPrefix(f.Path, addons.DefaultDir), f.Path)
+				}
+			}
+		})
+	}
+}
+
+func TestIPVSConflictsWithUserClusterDNS(t *testing.T) {
+	dns := builtinAddon("dns", addonsv1.BuiltinNodeLocalDNS, 1, func(a *addonsv1.FirstBootAddon) {
+		a.Spec.Builtin.NodeLocalDNS = &addonsv1.NodeLocalDNSParameters{KubeProxyMode: addonsv1.KubeProxyIPVS}
+	})
+	ext := NewExtension(fakeClient(t, dns), ExtensionOptions{})
+	in := vectorInput(t, testenv.Vectors(t, "cc-join-worker-minimal")[0])
+	labelCluster(in)
+	in.Config.Spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs = []bootstrapv1.Arg{{Name: "cluster-dns", Value: ptr.To("10.96.0.10")}}
+	_, err := buildWith(t, ext, in)
+	require.Error(t, err)
+	require.True(t, errors.Is(err, reconcile.TerminalError(nil)))
+	require.Contains(t, err.Error(), "spec.joinConfiguration.nodeRegistration.kubeletExtraArgs[name=cluster-dns]")
+
+	// The same value the add-on needs is accepted and not duplicated.
+	in = vectorInput(t, testenv.Vectors(t, "cc-join-worker-minimal")[0])
+	labelCluster(in)
+	in.Config.Spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs = []bootstrapv1.Arg{{Name: "cluster-dns", Value: ptr.To("169.254.20.10")}}
+	require.NoError(t, ext.MutateConfig(t.Context(), in.Cluster, in.Config))
+	require.NoError(t, ext.MutateConfig(t.Context(), in.Cluster, in.Config))
+	require.Len(t, in.Config.Spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs, 1)
+}
+
+func TestMutatePlanErrors(t *testing.T) {
+	in := vectorInput(t, testenv.Vectors(t, "cc-init-minimal")[0])
+	labelCluster(in)
+	t.Run("missing ConfigMap is retryable", func(t *testing.T) {
+		a := builtinAddon("m", "", 0, func(a *addonsv1.FirstBootAddon) {
+			a.Spec.Builtin = nil
+			a.Spec.Manifests = &addonsv1.ManifestsSource{Kind: addonsv1.ManifestsConfigMap, Name: "nope"}
+		})
+		_, err := buildWith(t, NewExtension(fakeClient(t, a), ExtensionOptions{}), vectorInputCopy(in))
+		require.ErrorIs(t, err, ErrSourceNotFound)
+		require.False(t, errors.Is(err, reconcile.TerminalError(nil)))
+		require.Contains(t, err.Error(), "spec.manifests.name")
+	})
+	t.Run("unknown builtin is terminal", func(t *testing.T) {
+		a := builtinAddon("x", "calico", 0)
+		_, err := buildWith(t, NewExtension(fakeClient(t, a), ExtensionOptions{}), vectorInputCopy(in))
+		require.True(t, errors.Is(err, reconcile.TerminalError(nil)))
+		require.Contains(t, err.Error(), "spec.builtin.name")
+	})
+	t.Run("flannel without pod CIDR names the Cluster field", func(t *testing.T) {
+		c := vectorInputCopy(in)
+		c.Cluster.Spec.ClusterNetwork.Pods.CIDRBlocks = nil
+		_, err := buildWith(t, NewExtension(fakeClient(t, builtinAddon("cni", addonsv1.BuiltinFlannel, 0)), ExtensionOptions{}), c)
+		require.True(t, errors.Is(err, reconcile.TerminalError(nil)))
+		require.Contains(t, err.Error(), "spec.clusterNetwork.pods.cidrBlocks[0]")
+	})
+}
+
+func vectorInputCopy(in *bootstrapInput) *bootstrapInput {
+	c := *in
+	c.Config = in.Config.DeepCopy()
+	c.Cluster = in.Cluster.DeepCopy()
+	return &c
+}
+
+// kubeletArg reads nodeRegistration.kubeletExtraArgs[name] from the
+// Init- or JoinConfiguration of a kubeadm file: a map in kubeadm v1beta3, a
+// list of name/value pairs in v1beta4.
+func kubeletArg(t *testing.T, kubeadmFile, name string) string {
+	t.Helper()
+	for _, doc := range strings.Split(kubeadmFile, "\n---") {
+		var obj struct {
+			Kind             string
+			NodeRegistration struct {
+				KubeletExtraArgs any `json:"kubeletExtraArgs"`
+			} `json:"nodeRegistration"`
+		}
+		require.NoError(t, yaml.Unmarshal([]byte(strings.TrimPrefix(doc, "---")), &obj))
+		if obj.Kind != "InitConfiguration" && obj.Kind != "JoinConfiguration" {
+			continue
+		}
+		switch args := obj.NodeRegistration.KubeletExtraArgs.(type) {
+		case map[string]any:
+			v, _ := args[name].(string)
+			return v
+		case []any:
+			for _, a := range args {
+				if m, _ := a.(map[string]any); m["name"] == name {
+					v, _ := m["value"].(string)
+					return v
+				}
+			}
+		}
+	}
+	return ""
+}

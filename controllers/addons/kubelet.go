@@ -1,0 +1,86 @@
+package addons
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/nodeboot/nodeboot/addons/catalog"
+	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+)
+
+// clusterDNSArg is the kubelet flag kubeadm passes through
+// nodeRegistration.kubeletExtraArgs; it overrides the clusterDNS of the
+// KubeletConfiguration kubeadm generates, on init and join alike.
+const clusterDNSArg = "cluster-dns"
+
+// dnsRequirement is a kubelet clusterDNS an add-on needs.
+type dnsRequirement struct {
+	ip     string
+	origin string
+}
+
+// kubeletClusterDNS returns the clusterDNS the selected add-ons need, or nil.
+func kubeletClusterDNS(selected []addonsv1.FirstBootAddon, cluster *clusterv1.Cluster) (*dnsRequirement, error) {
+	var req *dnsRequirement
+	for i := range selected {
+		a := &selected[i]
+		b := a.Spec.Builtin
+		if b == nil || b.Name != addonsv1.BuiltinNodeLocalDNS {
+			continue
+		}
+		ip, err := catalog.KubeletClusterDNS(builtinParams(b, cluster))
+		if err != nil {
+			return nil, &SpecError{Object: objectRef(a), Reason: addonsv1.InvalidSpecReason, Errs: field.ErrorList{paramError(b, cluster, err)}}
+		}
+		if ip == "" {
+			continue
+		}
+		if req != nil && req.ip != ip {
+			return nil, &SpecError{Object: objectRef(a), Reason: addonsv1.InvalidSpecReason, Errs: field.ErrorList{field.Invalid(
+				specPath.Child("builtin", "nodeLocalDNS", "localIP"), ip,
+				fmt.Sprintf("conflicts with %s, which needs kubelet clusterDNS %s on the same Cluster", req.origin, req.ip))}}
+		}
+		req = &dnsRequirement{ip: ip, origin: objectRef(a)}
+	}
+	return req, nil
+}
+
+// setClusterDNS sets the kubelet's cluster-dns on the init and join
+// configurations (a node uses one of them). A different value the user set
+// is an error naming the field: NodeLocal DNSCache in IPVS mode does not work
+// without it, and silently overriding the user is no better.
+func setClusterDNS(config *bootstrapv1.KubeadmConfig, req *dnsRequirement) error {
+	spec := &config.Spec
+	for _, t := range []struct {
+		path string
+		args *[]bootstrapv1.Arg
+	}{
+		{"spec.initConfiguration.nodeRegistration.kubeletExtraArgs", &spec.InitConfiguration.NodeRegistration.KubeletExtraArgs},
+		{"spec.joinConfiguration.nodeRegistration.kubeletExtraArgs", &spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs},
+	} {
+		found := false
+		for _, a := range *t.args {
+			if a.Name != clusterDNSArg {
+				continue
+			}
+			found = true
+			if a.Value == nil || *a.Value != req.ip {
+				got := "<nil>"
+				if a.Value != nil {
+					got = *a.Value
+				}
+				return reconcile.TerminalError(fmt.Errorf("KubeadmConfig %s/%s: %s[name=%s]: is %q but %s (NodeLocal DNSCache, IPVS mode) needs %q",
+					config.Namespace, config.Name, t.path, clusterDNSArg, got, req.origin, req.ip))
+			}
+		}
+		if !found {
+			ip := req.ip
+			*t.args = append(*t.args, bootstrapv1.Arg{Name: clusterDNSArg, Value: &ip})
+		}
+	}
+	return nil
+}

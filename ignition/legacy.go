@@ -1,0 +1,115 @@
+package ignition
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	clct "github.com/flatcar/container-linux-config-transpiler/config"
+	ign23 "github.com/flatcar/ignition/config/v2_3"
+	ign23types "github.com/flatcar/ignition/config/v2_3/types"
+	"github.com/flatcar/ignition/config/validate"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// additionalConfigPath names the user's native config in problems.
+const additionalConfigPath = "additionalConfig"
+
+func checkLegacy(p *provisioning.Plan, opts provisioning.Options) provisioning.Problems {
+	ps, _, _ := runLegacy(p, opts)
+	return ps
+}
+
+// runLegacy validates the Plan, builds its CLC and reads the additional
+// config: one pass that Check and Render share.
+func runLegacy(p *provisioning.Plan, opts provisioning.Options) (provisioning.Problems, *legacyBuilder, *ign23types.Config) {
+	ps := p.Validate()
+	if opts.Compress {
+		provisioning.Unsupported(&ps, legacyName, "options.compress", "compressed output (Ignition 2.3 has no compressed config references; use Ignition v3)")
+	}
+	b := &legacyBuilder{plan: p}
+	b.build()
+	ps = append(ps, b.ps...)
+	var extra *ign23types.Config
+	if len(opts.AdditionalConfig) > 0 {
+		cfg, warnings, err := clcToIgnition(opts.AdditionalConfig, opts.Strict)
+		switch {
+		case err != nil:
+			ps.Errorf(additionalConfigPath, "%v: %v", ErrAdditionalConfig, err)
+		case warnings != "":
+			ps.Warnf(additionalConfigPath, "%s", warnings)
+		}
+		extra = &cfg
+	}
+	return ps, b, extra
+}
+
+func renderLegacy(p *provisioning.Plan, opts provisioning.Options) (*provisioning.Output, error) {
+	ps, b, extra := runLegacy(p, opts)
+	if err := ps.Err(); err != nil {
+		return nil, err
+	}
+	// CABPK converts its own CLC strictly: any finding fails the render.
+	r := validate.ValidateWithoutSource(reflect.ValueOf(b.cfg))
+	cfg, convert := clct.Convert(b.cfg, "", nil)
+	r.Merge(convert)
+	if len(r.Entries) > 0 {
+		return nil, fmt.Errorf("%w: legacy Container Linux Config: %s", ErrInvalidOutput, strings.TrimSpace(r.String()))
+	}
+	files, units := len(cfg.Storage.Files), len(cfg.Systemd.Units)
+	if extra != nil {
+		cfg = ign23.Append(cfg, *extra)
+	}
+	data, err := json.Marshal(&cfg)
+	if err != nil {
+		return nil, fmt.Errorf("marshal Ignition 2.3 config: %w", err)
+	}
+	out := &provisioning.Output{
+		Data:     data,
+		Format:   Format,
+		Warnings: ps.Warnings(),
+		Sizes:    legacySizes(&cfg, files, units, len(data)),
+	}
+	if opts.MaxBytes > 0 && len(data) > opts.MaxBytes {
+		return nil, fmt.Errorf("%w: %s output is %d bytes, budget %d (Ignition v3 can compress it)", provisioning.ErrTooLarge, legacyName, len(data), opts.MaxBytes)
+	}
+	return out, nil
+}
+
+// clcToIgnition transpiles user CLC as CABPK does: with strict, any finding
+// is an error; otherwise only fatal ones are, and the rest come back as text.
+func clcToIgnition(data []byte, strict bool) (ign23types.Config, string, error) {
+	cfg, ast, reports := clct.Parse(data)
+	if (len(reports.Entries) > 0 && strict) || reports.IsFatal() {
+		return ign23types.Config{}, "", fmt.Errorf("error parsing Container Linux Config: %v", reports.String())
+	}
+	ign, r := clct.Convert(cfg, "", ast)
+	if (len(r.Entries) > 0 && strict) || r.IsFatal() {
+		return ign23types.Config{}, "", fmt.Errorf("error converting to Ignition: %v", r.String())
+	}
+	reports.Merge(r)
+	return ign, strings.TrimSpace(reports.String()), nil
+}
+
+// legacySizes reports what the budget is spent on: the generated files and
+// units, the user's additional config, and the total.
+func legacySizes(cfg *ign23types.Config, generatedFiles, generatedUnits, total int) map[string]int {
+	sizes := map[string]int{"total": total}
+	for i, f := range cfg.Storage.Files {
+		key := "files"
+		if i >= generatedFiles {
+			key = additionalConfigPath
+		}
+		sizes[key] += len(f.Path) + len(f.Contents.Source)
+	}
+	for i, u := range cfg.Systemd.Units {
+		key := "units"
+		if i >= generatedUnits {
+			key = additionalConfigPath
+		}
+		sizes[key] += len(u.Name) + len(u.Contents)
+	}
+	return sizes
+}

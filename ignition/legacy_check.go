@@ -1,0 +1,161 @@
+package ignition
+
+import (
+	"fmt"
+	"strings"
+
+	ctypes "github.com/flatcar/container-linux-config-transpiler/config/types"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// legacyName names the legacy dialect in problems.
+const legacyName = Format + " (legacy Ignition 2.3)"
+
+// checkUnsupported reports every Plan feature the legacy layout cannot carry.
+// CABPK drops them silently (or, for ntp.enabled: false and layout: false,
+// turns them into their opposite); we refuse. append is the exception: CABPK
+// writes such a file whole, existing objects depend on that, so it stays a
+// warning and the bytes stay CABPK's.
+func (b *legacyBuilder) checkUnsupported() {
+	p, ps := b.plan, &b.ps
+	inputs := 0
+	for i := range p.Files {
+		f := &p.Files[i]
+		pp := func(field string) string { return where(f.Origin, fmt.Sprintf("files[%d]", i), field) }
+		switch f.Encoding {
+		case provisioning.EncodingGzip, provisioning.EncodingGzipBase64:
+			provisioning.Unsupported(ps, legacyName, pp("encoding"), fmt.Sprintf("encoding %q", f.Encoding))
+		}
+		if f.Permissions == "" {
+			ps.Errorf(pp("permissions"), "must be set for the legacy %s layout (the transpiler refuses a file without a mode)", Format)
+		}
+		if f.Append != nil && *f.Append {
+			ps.Warnf(pp("append"), "append is not supported by the legacy %s layout: the file is written whole, replacing what is there (CABPK's behaviour; use Ignition v3 to append)", Format)
+		}
+		if f.BootstrapInput {
+			inputs++
+			if f.Path != legacyInputPath {
+				ps.Errorf(pp("path"), "the legacy %s layout runs the bootstrap only while %s exists; the bootstrap input must be written there", Format, legacyInputPath)
+			}
+		}
+	}
+	if inputs != 1 {
+		ps.Errorf("files", "the legacy %s layout needs exactly one bootstrap input file, found %d", Format, inputs)
+	}
+	if len(p.CommandsIn(provisioning.PhaseBootstrap)) != 1 {
+		ps.Errorf("commands", "the legacy %s layout needs exactly one bootstrap command", Format)
+	}
+	for i := range p.Users {
+		u := &p.Users[i]
+		pp := func(field string) string { return where(u.Origin, fmt.Sprintf("users[%d]", i), field) }
+		if u.Inactive != nil && *u.Inactive {
+			provisioning.Unsupported(ps, legacyName, pp("inactive"), "inactive: true")
+		}
+		if u.Passwd != "" && (u.LockPassword == nil || *u.LockPassword) {
+			provisioning.Unsupported(ps, legacyName, pp("lockPassword"),
+				"a locked password (lockPassword unset or true) together with passwd")
+		}
+	}
+	if n := p.NTP; n != nil {
+		switch {
+		case n.Enabled != nil && !*n.Enabled:
+			provisioning.Unsupported(ps, legacyName, "ntp.enabled", "ntp.enabled: false (the legacy layout enables ntpd for any set value)")
+		case n.Enabled == nil && len(n.Servers) > 0:
+			provisioning.Unsupported(ps, legacyName, "ntp.enabled", "ntp servers without enabled: true (the legacy layout writes them only when enabled is set)")
+		}
+	}
+	if len(p.BootCommands) > 0 {
+		provisioning.Unsupported(ps, legacyName, "bootCommands", "bootCommands")
+	}
+	if d := p.Disks; d != nil {
+		for i, part := range d.Partitions {
+			pp := fmt.Sprintf("disks.partitions[%d]", i)
+			if part.TableType != "" && part.TableType != "gpt" {
+				provisioning.Unsupported(ps, legacyName, pp+".tableType", fmt.Sprintf("tableType %q (Ignition writes GPT only)", part.TableType))
+			}
+			if len(part.DiskLayout) > 0 {
+				provisioning.Unsupported(ps, legacyName, pp+".diskLayout", "diskLayout")
+			}
+			if part.Layout != nil && !*part.Layout {
+				provisioning.Unsupported(ps, legacyName, pp+".layout", "layout: false (the legacy layout creates a whole-disk partition for any set value)")
+			}
+		}
+		for i, fs := range d.Filesystems {
+			pp := fmt.Sprintf("disks.filesystems[%d]", i)
+			if fs.Partition != "" {
+				provisioning.Unsupported(ps, legacyName, pp+".partition", "partition")
+			}
+			if fs.ReplaceFS != "" {
+				provisioning.Unsupported(ps, legacyName, pp+".replaceFS", "replaceFS")
+			}
+		}
+	}
+}
+
+// mounts adds one mount unit per Plan mount; its first field must be the
+// label of a diskSetup filesystem, which is how CABPK finds the device.
+func (b *legacyBuilder) mounts() {
+	devices := map[string]string{}
+	if b.plan.Disks != nil {
+		for _, fs := range b.plan.Disks.Filesystems {
+			devices[fs.Label] = fs.Device
+		}
+	}
+	for i, m := range b.plan.Mounts {
+		pp := fmt.Sprintf("mounts[%d]", i)
+		if len(m) < 2 {
+			continue // Plan.Validate reports it.
+		}
+		label, where := m[0], m[1]
+		device, ok := devices[label]
+		if !ok {
+			provisioning.Unsupported(&b.ps, legacyName, pp+"[0]", fmt.Sprintf("a mount source %q that is not a diskSetup filesystem label", label))
+		}
+		if len(m) > 2 {
+			b.ps.Warnf(pp, "the legacy layout writes every field after the mount point into Options= (%q), including a filesystem type, dump and pass", strings.Join(m[2:], ","))
+		}
+		for j, v := range m {
+			if strings.ContainsAny(v, "\n\r") {
+				b.ps.Errorf(fmt.Sprintf("%s[%d]", pp, j), "must not contain a line break")
+			}
+		}
+		contents := "[Unit]\nDescription = Mount " + label + "\n\n[Mount]\nWhat=" + device + "\nWhere=" + where +
+			"\nOptions=" + strings.Join(m[2:], ",") + "\n\n[Install]\nWantedBy=multi-user.target\n"
+		read, _, _ := literalBlock(contents)
+		name := strings.TrimPrefix(strings.ReplaceAll(where, "/", "-"), "-") + ".mount"
+		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, ctypes.SystemdUnit{Name: b.plain(pp+"[1]", name), Enabled: ptrTo(true), Contents: read})
+	}
+}
+
+func (b *legacyBuilder) disks() {
+	d := b.plan.Disks
+	if d == nil {
+		return
+	}
+	for i, part := range d.Partitions {
+		out := ctypes.Disk{Device: b.plain(fmt.Sprintf("disks.partitions[%d].device", i), part.Device)}
+		if part.Overwrite != nil {
+			out.WipeTable = *part.Overwrite
+		}
+		if part.Layout != nil {
+			out.Partitions = []ctypes.Partition{{}}
+		}
+		b.cfg.Storage.Disks = append(b.cfg.Storage.Disks, out)
+	}
+	for i, fs := range d.Filesystems {
+		pp := fmt.Sprintf("disks.filesystems[%d]", i)
+		mount := &ctypes.Mount{
+			Device: b.plain(pp+".device", fs.Device),
+			Format: b.plain(pp+".filesystem", fs.Filesystem),
+			Label:  b.plainPtr(pp+".label", fs.Label),
+		}
+		if fs.Overwrite != nil {
+			mount.WipeFilesystem = *fs.Overwrite
+		}
+		for j, o := range fs.ExtraOpts {
+			mount.Options = append(mount.Options, b.plain(fmt.Sprintf("%s.extraOpts[%d]", pp, j), o))
+		}
+		b.cfg.Storage.Filesystems = append(b.cfg.Storage.Filesystems, ctypes.Filesystem{Name: b.plain(pp+".label", fs.Label), Mount: mount})
+	}
+}

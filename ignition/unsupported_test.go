@@ -1,0 +1,131 @@
+package ignition_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeboot/nodeboot/ignition"
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// unsupportedCase changes basePlan to use one feature and names the field
+// the error must carry.
+type unsupportedCase struct {
+	name   string
+	change func(p *provisioning.Plan)
+	path   string
+}
+
+var legacyUnsupported = []unsupportedCase{
+	{"gzip encoding", func(p *provisioning.Plan) { p.Files[0].Encoding = provisioning.EncodingGzip }, "spec.files[0].encoding"},
+	{"gzip+base64 encoding", func(p *provisioning.Plan) { p.Files[0].Encoding = provisioning.EncodingGzipBase64 }, "spec.files[0].encoding"},
+	{"file without permissions", func(p *provisioning.Plan) { p.Files[0].Permissions = "" }, "spec.files[0].permissions"},
+	{"bootCommands", func(p *provisioning.Plan) { p.BootCommands = []string{"echo boot"} }, "bootCommands"},
+	{"users inactive", func(p *provisioning.Plan) {
+		p.Users = []provisioning.User{{Name: "u", Inactive: ptr(true), Origin: "spec.users[0]"}}
+	}, "spec.users[0].inactive"},
+	{"locked password with passwd", func(p *provisioning.Plan) {
+		p.Users = []provisioning.User{{Name: "u", Passwd: "$6$x", Origin: "spec.users[0]"}}
+	}, "spec.users[0].lockPassword"},
+	{"ntp enabled false", func(p *provisioning.Plan) {
+		p.NTP = &provisioning.NTP{Enabled: ptr(false), Servers: []string{"a"}}
+	}, "ntp.enabled"},
+	{"ntp servers without enabled", func(p *provisioning.Plan) { p.NTP = &provisioning.NTP{Servers: []string{"a"}} }, "ntp.enabled"},
+	{"tableType mbr", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", Layout: ptr(true), TableType: "mbr"}}}
+	}, "disks.partitions[0].tableType"},
+	{"diskLayout", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", DiskLayout: []provisioning.PartitionSpec{{Percentage: 100}}}}}
+	}, "disks.partitions[0].diskLayout"},
+	{"layout false", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", Layout: ptr(false)}}}
+	}, "disks.partitions[0].layout"},
+	{"filesystem partition", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Filesystems: []provisioning.Filesystem{{Device: "/dev/sdb", Filesystem: "ext4", Label: "l", Partition: "auto", Overwrite: ptr(false)}}}
+	}, "disks.filesystems[0].partition"},
+	{"filesystem replaceFS", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Filesystems: []provisioning.Filesystem{{Device: "/dev/sdb", Filesystem: "ext4", Label: "l", ReplaceFS: "ntfs", Overwrite: ptr(false)}}}
+	}, "disks.filesystems[0].replaceFS"},
+	{"mount source not a filesystem label", func(p *provisioning.Plan) {
+		p.Mounts = []provisioning.Mount{{"/dev/sdb1", "/data"}}
+	}, "mounts[0][0]"},
+}
+
+var v3Unsupported = []unsupportedCase{
+	{"tableType mbr", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", Layout: ptr(true), TableType: "mbr"}}}
+	}, "disks.partitions[0].tableType"},
+	{"diskLayout percentage", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", DiskLayout: []provisioning.PartitionSpec{{Percentage: 50}}}}}
+	}, "disks.partitions[0].diskLayout[0].percentage"},
+	{"diskLayout MBR-only type", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", DiskLayout: []provisioning.PartitionSpec{{Percentage: 100, PartitionType: "LinuxExtended"}}}}}
+	}, "disks.partitions[0].diskLayout[0].partitionType"},
+	{"filesystem partition auto", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Filesystems: []provisioning.Filesystem{{Device: "/dev/sdb", Filesystem: "ext4", Partition: "auto"}}}
+	}, "disks.filesystems[0].partition"},
+	{"filesystem replaceFS", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Filesystems: []provisioning.Filesystem{{Device: "/dev/sdb", Filesystem: "ext4", ReplaceFS: "ntfs"}}}
+	}, "disks.filesystems[0].replaceFS"},
+	{"swap mount", func(p *provisioning.Plan) {
+		p.Mounts = []provisioning.Mount{{"/dev/sdc", "none", "swap", "sw", "0", "0"}}
+	}, "mounts[0]"},
+	{"mount dump", func(p *provisioning.Plan) {
+		p.Mounts = []provisioning.Mount{{"/dev/sdc", "/data", "ext4", "defaults", "1", "0"}}
+	}, "mounts[0][4]"},
+}
+
+// TestUnsupportedNamesField proves, for each feature a dialect cannot
+// express, that Check and Render fail with an error naming the provisioner
+// and exactly that field.
+func TestUnsupportedNamesField(t *testing.T) {
+	r := &ignition.Renderer{}
+	for _, d := range []struct {
+		version, name string
+		cases         []unsupportedCase
+	}{{"", "ignition (legacy Ignition 2.3)", legacyUnsupported}, {"3.4.0", "ignition (Ignition v3)", v3Unsupported}} {
+		for _, c := range d.cases {
+			t.Run(d.name+"/"+c.name, func(t *testing.T) {
+				p := basePlan()
+				c.change(p)
+				opts := provisioning.Options{Version: d.version}
+				errs := r.Check(p, opts).Errors()
+				require.Len(t, errs, 1, errs.Error())
+				require.Equal(t, c.path, errs[0].Path)
+				_, err := r.Render(p, opts)
+				var ps provisioning.Problems
+				require.True(t, errors.As(err, &ps), "%v", err)
+				require.Equal(t, errs, ps)
+				if errs[0].Message != "must be set for the legacy ignition layout (the transpiler refuses a file without a mode)" &&
+					errs[0].Path != "mounts[0][0]" {
+					require.Regexp(t, ` is not supported by the `+regexpQuote(d.name)+` provisioner$`, errs[0].Message)
+				}
+			})
+		}
+	}
+}
+
+// TestLegacyAppendIsAWarning: CABPK writes an append file whole and the
+// ign-init-all-features vector depends on it, so the legacy dialect keeps
+// those bytes and says so in a warning naming the field.
+func TestLegacyAppendIsAWarning(t *testing.T) {
+	p := basePlan()
+	p.Files[0].Append = ptr(true)
+	out, err := (&ignition.Renderer{}).Render(p, provisioning.Options{})
+	require.NoError(t, err)
+	require.Len(t, out.Warnings, 1)
+	require.Equal(t, "spec.files[0].append", out.Warnings[0].Path)
+}
+
+func regexpQuote(s string) string {
+	out := ""
+	for _, c := range s {
+		if c == '(' || c == ')' || c == '.' {
+			out += `\`
+		}
+		out += string(c)
+	}
+	return out
+}

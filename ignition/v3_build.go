@@ -1,0 +1,214 @@
+package ignition
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/coreos/ignition/v2/config/v3_5/types"
+	"github.com/vincent-petithory/dataurl"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// The native dialect builds the newest spec's types (v3_5) once; older
+// versions are reached through Ignition's own parser (see v3_render.go),
+// because everything a Plan needs exists since 3.3.
+
+// Paths and units the native dialect adds to a node.
+const (
+	scriptDir       = "/etc/nodeboot/"
+	bootstrapScript = scriptDir + "bootstrap.sh"
+	bootcmdScript   = scriptDir + "bootcmd.sh"
+	bootstrapUnit   = "nodeboot-bootstrap.service"
+	bootcmdUnit     = "nodeboot-bootcmd.service"
+	// doneStamp lives on the persistent root: the sentinel is under /run and
+	// vanishes at reboot, the stamp keeps the bootstrap from running twice.
+	doneStamp      = "/var/lib/nodeboot/bootstrap.done"
+	sudoersDir     = "/etc/sudoers.d/"
+	timesyncdConf  = "/etc/systemd/timesyncd.conf.d/10-nodeboot.conf"
+	timesyncdUnit  = "systemd-timesyncd.service"
+	inactiveExpiry = "1" // days since the epoch: an account that expired in 1970.
+)
+
+// v3Builder turns a Plan into Ignition v3 types, recording every feature
+// Ignition cannot express as an error.
+type v3Builder struct {
+	plan *provisioning.Plan
+	ps   provisioning.Problems
+	cfg  types.Config
+}
+
+func (b *v3Builder) build() {
+	p := b.plan
+	for i := range p.Files {
+		b.file(i, &p.Files[i])
+	}
+	for i := range p.Users {
+		b.user(i, &p.Users[i])
+	}
+	b.ntp()
+	b.disks()
+	b.mounts()
+	b.bootCommands()
+	b.commands()
+}
+
+func (b *v3Builder) file(i int, f *provisioning.File) {
+	pp := func(field string) string { return where(f.Origin, fmt.Sprintf("files[%d]", i), field) }
+	res, err := resource(f.Content, f.Encoding)
+	if err != nil {
+		b.ps.Errorf(pp("content"), "%v", err)
+		return
+	}
+	out := types.File{Node: types.Node{Path: f.Path}}
+	b.owner(&out.Node, f.Owner)
+	if f.Permissions != "" {
+		mode, _ := strconv.ParseInt(f.Permissions, 8, 32)
+		out.Mode = ptrTo(int(mode))
+	}
+	if f.Append != nil && *f.Append {
+		// Appending keeps what the image has and creates the file otherwise.
+		out.Append = []types.Resource{res}
+	} else {
+		out.Overwrite = ptrTo(true)
+		out.Contents = res
+	}
+	b.cfg.Storage.Files = append(b.cfg.Storage.Files, out)
+}
+
+// resource turns content in a Plan encoding into an Ignition data: URL,
+// leaving gzip compressed for Ignition to inflate.
+func resource(content string, enc provisioning.Encoding) (types.Resource, error) {
+	switch enc {
+	case provisioning.EncodingNone:
+		return types.Resource{Source: ptrTo("data:," + dataurl.EscapeString(content))}, nil
+	case provisioning.EncodingBase64:
+		raw, err := base64.StdEncoding.DecodeString(content)
+		if err != nil {
+			return types.Resource{}, fmt.Errorf("is not valid base64: %w", err)
+		}
+		return types.Resource{Source: ptrTo("data:;base64," + base64.StdEncoding.EncodeToString(raw))}, nil
+	case provisioning.EncodingGzip, provisioning.EncodingGzipBase64:
+		raw := []byte(content)
+		if enc == provisioning.EncodingGzipBase64 {
+			var err error
+			if raw, err = base64.StdEncoding.DecodeString(content); err != nil {
+				return types.Resource{}, fmt.Errorf("is not valid base64: %w", err)
+			}
+		}
+		if !bytes.HasPrefix(raw, []byte{0x1f, 0x8b}) {
+			return types.Resource{}, fmt.Errorf("is not gzip data (encoding %q)", enc)
+		}
+		return types.Resource{
+			Source:      ptrTo("data:;base64," + base64.StdEncoding.EncodeToString(raw)),
+			Compression: ptrTo("gzip"),
+		}, nil
+	}
+	return types.Resource{}, fmt.Errorf("unknown encoding %q", enc)
+}
+
+// owner sets "user[:group]"; all-digit parts are ids, others names.
+func (b *v3Builder) owner(n *types.Node, owner string) {
+	if owner == "" {
+		return
+	}
+	user, group, _ := strings.Cut(owner, ":")
+	if user != "" {
+		if id, err := strconv.Atoi(user); err == nil {
+			n.User.ID = &id
+		} else {
+			n.User.Name = ptrTo(user)
+		}
+	}
+	if group != "" {
+		if id, err := strconv.Atoi(group); err == nil {
+			n.Group.ID = &id
+		} else {
+			n.Group.Name = ptrTo(group)
+		}
+	}
+}
+
+func (b *v3Builder) user(i int, u *provisioning.User) {
+	out := types.PasswdUser{Name: u.Name}
+	opt := func(v string) *string {
+		if v == "" {
+			return nil
+		}
+		return ptrTo(v)
+	}
+	out.Gecos, out.HomeDir, out.Shell, out.PrimaryGroup = opt(u.Gecos), opt(u.HomeDir), opt(u.Shell), opt(u.PrimaryGroup)
+	for _, g := range strings.Split(u.Groups, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			out.Groups = append(out.Groups, types.Group(g))
+		}
+	}
+	if u.Passwd != "" {
+		hash := u.Passwd
+		// cloud-init's lock_passwd defaults to true: the hash is kept but
+		// made unusable, which is what a leading "!" does in /etc/shadow.
+		if u.LockPassword == nil || *u.LockPassword {
+			hash = "!" + hash
+		}
+		out.PasswordHash = &hash
+	}
+	for _, k := range u.SSHAuthorizedKeys {
+		out.SSHAuthorizedKeys = append(out.SSHAuthorizedKeys, types.SSHAuthorizedKey(k))
+	}
+	b.cfg.Passwd.Users = append(b.cfg.Passwd.Users, out)
+	// cloud-init creates the groups a user names that the image lacks;
+	// Ignition creates listed groups (and leaves existing ones as they are)
+	// before any user, so useradd finds them.
+	if u.PrimaryGroup != "" {
+		b.group(u.PrimaryGroup)
+	}
+	for _, g := range out.Groups {
+		b.group(string(g))
+	}
+	if u.Sudo != "" {
+		pp := where(u.Origin, fmt.Sprintf("users[%d]", i), "sudo")
+		if strings.ContainsAny(u.Sudo, "\n\r") {
+			b.ps.Errorf(pp, "must be one sudoers rule on one line")
+		}
+		// sudo reads /etc/sudoers.d files that are not writable by others;
+		// 0440 is what visudo writes.
+		b.cfg.Storage.Files = append(b.cfg.Storage.Files, generated(sudoersDir+u.Name, 0o440, u.Name+" "+u.Sudo+"\n"))
+	}
+}
+
+func (b *v3Builder) group(name string) {
+	for _, g := range b.cfg.Passwd.Groups {
+		if g.Name == name {
+			return
+		}
+	}
+	b.cfg.Passwd.Groups = append(b.cfg.Passwd.Groups, types.PasswdGroup{Name: name})
+}
+
+// generated is a file the dialect adds, replacing whatever the image has.
+func generated(path string, mode int, content string) types.File {
+	return types.File{
+		Node:          types.Node{Path: path, Overwrite: ptrTo(true)},
+		FileEmbedded1: types.FileEmbedded1{Mode: &mode, Contents: types.Resource{Source: ptrTo("data:," + dataurl.EscapeString(content))}},
+	}
+}
+
+// ntp configures systemd-timesyncd, the time client of Flatcar and of
+// Fedora CoreOS's systemd; enabled: false disables it.
+func (b *v3Builder) ntp() {
+	n := b.plan.NTP
+	if n == nil {
+		return
+	}
+	if n.Enabled != nil && !*n.Enabled {
+		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, types.Unit{Name: timesyncdUnit, Enabled: ptrTo(false)})
+		return
+	}
+	if len(n.Servers) > 0 {
+		b.cfg.Storage.Files = append(b.cfg.Storage.Files, generated(timesyncdConf, 0o644, "[Time]\nNTP="+strings.Join(n.Servers, " ")+"\n"))
+	}
+	b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, types.Unit{Name: timesyncdUnit, Enabled: ptrTo(true)})
+}

@@ -1,0 +1,114 @@
+package ignition_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	v34 "github.com/coreos/ignition/v2/config/v3_4"
+	v35 "github.com/coreos/ignition/v2/config/v3_5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeboot/nodeboot/ignition"
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+func render(t *testing.T, p *provisioning.Plan, opts provisioning.Options) *provisioning.Output {
+	t.Helper()
+	out, err := (&ignition.Renderer{}).Render(p, opts)
+	require.NoError(t, err)
+	return out
+}
+
+func TestV3SizeWrapping(t *testing.T) {
+	p := basePlan()
+	p.Files[0].Content = strings.Repeat("compressible line\n", 2000)
+	plain := render(t, p, provisioning.Options{Version: "3.4.0"})
+
+	for name, opts := range map[string]provisioning.Options{
+		"compress option":         {Version: "3.4.0", Compress: true},
+		"fallback above MaxBytes": {Version: "3.4.0", MaxBytes: len(plain.Data) - 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := render(t, p, opts)
+			require.Equal(t, len(plain.Data), out.Sizes["uncompressed"])
+			require.Equal(t, len(out.Data), out.Sizes["total"])
+			require.Less(t, len(out.Data), len(plain.Data))
+			outer, _, err := v34.Parse(out.Data)
+			require.NoError(t, err)
+			replace := outer.Ignition.Config.Replace
+			require.Equal(t, "gzip", *replace.Compression)
+			z, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(*replace.Source, "data:;base64,"))
+			require.NoError(t, err)
+			zr, err := gzip.NewReader(bytes.NewReader(z))
+			require.NoError(t, err)
+			inner, err := io.ReadAll(zr)
+			require.NoError(t, err)
+			require.Equal(t, plain.Data, inner)
+			sum := sha512.Sum512(inner)
+			require.Equal(t, "sha512-"+hex.EncodeToString(sum[:]), *replace.Verification.Hash)
+		})
+	}
+	t.Run("over budget even wrapped", func(t *testing.T) {
+		_, err := (&ignition.Renderer{}).Render(p, provisioning.Options{Version: "3.4.0", MaxBytes: 100})
+		require.True(t, errors.Is(err, provisioning.ErrTooLarge), "%v", err)
+	})
+	t.Run("legacy over budget", func(t *testing.T) {
+		_, err := (&ignition.Renderer{}).Render(p, provisioning.Options{MaxBytes: 100})
+		require.True(t, errors.Is(err, provisioning.ErrTooLarge), "%v", err)
+	})
+}
+
+func TestV3AdditionalConfig(t *testing.T) {
+	const unusedKey = "variant: flatcar\nversion: 1.0.0\nstorage:\n  files:\n  - path: /etc/x\n    contents:\n      inline: x\n    bogus: 1\n"
+	for _, c := range []struct {
+		name, config, version string
+		strict                bool
+		wantErr, wantWarnings bool
+		wantFile              string
+	}{
+		{name: "butane flatcar", config: "variant: flatcar\nversion: 1.0.0\nstorage:\n  files:\n  - path: /etc/b\n    contents:\n      inline: b\n", version: "3.3.0", wantFile: "/etc/b"},
+		{name: "butane fcos", config: "variant: fcos\nversion: 1.5.0\nstorage:\n  files:\n  - path: /etc/f\n    contents:\n      inline: f\n", version: "3.4.0", wantFile: "/etc/f"},
+		{name: "ignition json older version", config: `{"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/j","contents":{"source":"data:,j"}}]}}`, version: "3.5.0", wantFile: "/etc/j"},
+		{name: "ignition json newer than target", config: `{"ignition":{"version":"3.5.0"}}`, version: "3.3.0", wantErr: true},
+		{name: "butane warning", config: unusedKey, version: "3.4.0", wantWarnings: true, wantFile: "/etc/x"},
+		{name: "butane warning strict", config: unusedKey, version: "3.4.0", strict: true, wantErr: true},
+		{name: "unsupported variant", config: "variant: openshift\nversion: 4.14.0\n", version: "3.4.0", wantErr: true},
+		{name: "experimental", config: "variant: flatcar\nversion: 1.2.0-experimental\n", version: "3.5.0", wantErr: true},
+		{name: "container linux config", config: "storage:\n  files: []\n", version: "3.4.0", wantErr: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := provisioning.Options{Version: c.version, AdditionalConfig: []byte(c.config), Strict: c.strict}
+			out, err := (&ignition.Renderer{}).Render(basePlan(), opts)
+			if c.wantErr {
+				var ps provisioning.Problems
+				require.True(t, errors.As(err, &ps), "%v", err)
+				require.Equal(t, "additionalConfig", ps[0].Path)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, c.wantWarnings, len(out.Warnings) > 0, "%v", out.Warnings)
+			cfg, _, err := v35.ParseCompatibleVersion(out.Data)
+			require.NoError(t, err)
+			var paths []string
+			for _, f := range cfg.Storage.Files {
+				paths = append(paths, f.Path)
+			}
+			require.Contains(t, paths, c.wantFile)
+			require.Contains(t, paths, "/etc/app.conf")
+		})
+	}
+}
+
+func TestUnknownVersion(t *testing.T) {
+	_, err := (&ignition.Renderer{}).Render(basePlan(), provisioning.Options{Version: "3.1.0"})
+	var ps provisioning.Problems
+	require.True(t, errors.As(err, &ps))
+	require.Equal(t, "options.version", ps[0].Path)
+}
