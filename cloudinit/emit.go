@@ -45,6 +45,9 @@ const (
 
 type emitter struct {
 	buf         bytes.Buffer
+	scratch     []byte
+	// scratchArr backs scratch so quoting short commands allocates nothing.
+	scratchArr [512]byte
 	corrections bool
 	// hazards is filled by Check and consulted when corrections are on.
 	hz *hazards
@@ -148,20 +151,26 @@ func (e *emitter) quotedCommand(c string, jinja bool) {
 		// A raw block makes jinja emit the command untouched.
 		c = "{% raw %}" + c + "{% endraw %}"
 	}
-	e.buf.WriteString(strconv.Quote(c))
+	if e.scratch == nil {
+		e.scratch = e.scratchArr[:0]
+	}
+	e.scratch = strconv.AppendQuote(e.scratch[:0], c)
+	e.buf.Write(e.scratch)
 }
 
 func (e *emitter) bootstrapCommand(p *provisioning.Plan, script string) {
-	line := script
+	sentinel := ""
 	if p.Sentinel != "" {
-		line = script + " && echo success > " + p.Sentinel
+		sentinel = " && echo success > " + p.Sentinel
 	}
 	e.buf.WriteString("\n  - ")
-	if p.Role != provisioning.RoleInit && plainSafe(line) {
-		e.buf.WriteString(line)
-		return
+	if p.Role != provisioning.RoleInit {
+		if line := script + sentinel; plainSafe(line) {
+			e.buf.WriteString(line)
+			return
+		}
 	}
-	e.s("'", strings.ReplaceAll(line, "'", "''"), "'")
+	e.s("'", strings.ReplaceAll(script, "'", "''"), strings.ReplaceAll(sentinel, "'", "''"), "'")
 }
 
 func (e *emitter) ntp(n *provisioning.NTP) {

@@ -116,9 +116,11 @@ var jinjaRoots = map[string]bool{"ds": true, "v1": true, "v2": true, "merged_cfg
 // {{ ds.meta_data.local_hostname }} are intended and safe.
 func jinjaHazard(s string) string {
 	for i := 0; i+1 < len(s); i++ {
-		if s[i] != '{' {
-			continue
+		j := strings.IndexByte(s[i:], '{')
+		if j < 0 || i+j+1 >= len(s) {
+			return ""
 		}
+		i += j
 		switch s[i+1] {
 		case '%':
 			return "contains a jinja statement '{%'"
@@ -201,17 +203,21 @@ func plainString(s string) bool {
 // yamlKind is the type a YAML 1.1 loader (PyYAML, as cloud-init uses) gives
 // the plain scalar s.
 func yamlKind(s string) string {
-	switch strings.ToLower(s) {
-	case "", "~", "null":
+	if s == "" || s == "~" || strings.EqualFold(s, "null") {
 		return "null"
-	case "true", "false", "yes", "no", "on", "off", "y", "n":
-		return "boolean"
+	}
+	for _, b := range yaml11Bools {
+		if strings.EqualFold(s, b) {
+			return "boolean"
+		}
 	}
 	if isNumber(s) {
 		return "number"
 	}
 	return "string"
 }
+
+var yaml11Bools = []string{"true", "false", "yes", "no", "on", "off", "y", "n"}
 
 func isNumber(s string) bool {
 	t := strings.TrimLeft(s, "+-")
@@ -232,7 +238,7 @@ func isNumber(s string) bool {
 		case (c == 'e' || c == 'E') && digits && i > 0:
 			return isNumber(t[i+1:]) && !strings.Contains(t[i+1:], ".")
 		default:
-			return strings.ToLower(t) == ".inf" || strings.ToLower(t) == ".nan"
+			return strings.EqualFold(t, ".inf") || strings.EqualFold(t, ".nan")
 		}
 	}
 	return digits

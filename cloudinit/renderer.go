@@ -50,7 +50,7 @@ func (r *Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*pro
 		Format: Format,
 		Sizes:  map[string]int{"write_files": e.filesBytes, "commands": e.commandsBytes, "total": e.buf.Len()},
 	}
-	if !opts.Corrections {
+	if !opts.Corrections && len(ps) > 0 {
 		out.Warnings = ps.Warnings()
 	}
 	if opts.Compress {

@@ -15,36 +15,38 @@ func (p *Plan) Validate() Problems {
 	default:
 		ps.Errorf("role", "unknown role %q", p.Role)
 	}
-	seen := map[string]string{}
-	for i, f := range p.Files {
-		pp := fmt.Sprintf("files[%d]", i)
-		validateFile(&ps, f, pp)
+	// Paths are formatted only when a problem is found: Validate runs on
+	// every render and must stay allocation-light.
+	seen := make(map[string]int, len(p.Files))
+	for i := range p.Files {
+		f := &p.Files[i]
+		validateFile(&ps, f, i)
 		if f.Path == "" {
 			continue
 		}
-		if prev, dup := seen[f.Path]; dup && !ptrTrue(f.Append) {
-			ps.Errorf(at(f.Origin, pp, "path"), "duplicate path %q (also %s)", f.Path, prev)
+		if prev, dup := seen[f.Path]; dup {
+			if !ptrTrue(f.Append) {
+				ps.Errorf(at(f.Origin, index("files", i), "path"), "duplicate path %q (also %s)", f.Path, at(p.Files[prev].Origin, index("files", prev), ""))
+			}
+			continue
 		}
-		if _, dup := seen[f.Path]; !dup {
-			seen[f.Path] = at(f.Origin, pp, "")
-		}
+		seen[f.Path] = i
 	}
-	users := map[string]bool{}
+	users := make(map[string]bool, len(p.Users))
 	for i, u := range p.Users {
-		pp := fmt.Sprintf("users[%d]", i)
 		switch {
 		case strings.TrimSpace(u.Name) == "":
-			ps.Errorf(at(u.Origin, pp, "name"), "must not be empty")
+			ps.Errorf(at(u.Origin, index("users", i), "name"), "must not be empty")
 		case users[u.Name]:
-			ps.Errorf(at(u.Origin, pp, "name"), "duplicate user %q", u.Name)
+			ps.Errorf(at(u.Origin, index("users", i), "name"), "duplicate user %q", u.Name)
 		}
 		users[u.Name] = true
 		if strings.ContainsAny(u.Name, " :\n\t") {
-			ps.Errorf(at(u.Origin, pp, "name"), "must not contain blanks or ':'")
+			ps.Errorf(at(u.Origin, index("users", i), "name"), "must not contain blanks or ':'")
 		}
 		for j, k := range u.SSHAuthorizedKeys {
 			if strings.TrimSpace(k) == "" {
-				ps.Errorf(at(u.Origin, pp, fmt.Sprintf("sshAuthorizedKeys[%d]", j)), "must not be empty")
+				ps.Errorf(at(u.Origin, index("users", i), index("sshAuthorizedKeys", j)), "must not be empty")
 			}
 		}
 	}
@@ -68,14 +70,13 @@ func (p *Plan) Validate() Problems {
 	}
 	bootstrap := 0
 	for i, c := range p.Commands {
-		pp := fmt.Sprintf("commands[%d]", i)
 		if c.Phase < PhasePre || c.Phase > PhasePost {
-			ps.Errorf(at(c.Origin, pp, ""), "unknown phase %d", c.Phase)
+			ps.Errorf(at(c.Origin, index("commands", i), ""), "unknown phase %d", c.Phase)
 		}
 		if c.Phase == PhaseBootstrap {
 			bootstrap++
 			if bootstrap > 1 {
-				ps.Errorf(at(c.Origin, pp, ""), "a plan has at most one bootstrap command")
+				ps.Errorf(at(c.Origin, index("commands", i), ""), "a plan has at most one bootstrap command")
 			}
 		}
 	}
@@ -85,7 +86,13 @@ func (p *Plan) Validate() Problems {
 	return ps
 }
 
-func validateFile(ps *Problems, f File, pp string) {
+func index(list string, i int) string { return fmt.Sprintf("%s[%d]", list, i) }
+
+func validateFile(ps *Problems, f *File, i int) {
+	if fileOK(f) {
+		return
+	}
+	pp := index("files", i)
 	switch {
 	case f.Path == "":
 		ps.Errorf(at(f.Origin, pp, "path"), "must not be empty")
@@ -140,6 +147,13 @@ func validateDisks(ps *Problems, d *DiskSetup) {
 			ps.Errorf(pp+".filesystem", "must not be empty")
 		}
 	}
+}
+
+// fileOK is the allocation-free fast path of validateFile for valid files.
+func fileOK(f *File) bool {
+	return path.IsAbs(f.Path) && !strings.HasSuffix(f.Path, "/") && path.Clean(f.Path) == f.Path &&
+		!strings.ContainsAny(f.Path, "\n\x00") && (f.Permissions == "" || validMode(f.Permissions)) &&
+		knownEncoding(f.Encoding) && !strings.ContainsAny(f.Owner, "\n ")
 }
 
 func validMode(m string) bool {
