@@ -44,10 +44,10 @@ const (
 )
 
 type emitter struct {
-	buf         bytes.Buffer
-	scratch     []byte
+	buf     bytes.Buffer
+	scratch []byte
 	// scratchArr backs scratch so quoting short commands allocates nothing.
-	scratchArr [512]byte
+	scratchArr  [512]byte
 	corrections bool
 	// hazards is filled by Check and consulted when corrections are on.
 	hz *hazards

@@ -196,6 +196,24 @@ func createMachine(t testing.TB, ns, name string, r role, spec bootstrapv1.Kubea
 	return m, createConfig(t, ns, name, "Machine", m.UID, spec)
 }
 
+// createOwnerMachine creates a worker Machine for an existing KubeadmConfig
+// of the same name.
+func createOwnerMachine(t testing.TB, ns, name string) {
+	t.Helper()
+	m := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{clusterv1.ClusterNameLabel: clusterName}},
+		Spec: clusterv1.MachineSpec{
+			ClusterName:       clusterName,
+			Version:           "v1.33.4",
+			Bootstrap:         clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{APIGroup: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig", Name: name}},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "DockerMachine", Name: name},
+		},
+	}
+	if err := k8s.Create(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // createMachinePool creates a MachinePool of one replica and its KubeadmConfig.
 func createMachinePool(t testing.TB, ns, name string, spec bootstrapv1.KubeadmConfigSpec) (*clusterv1.MachinePool, *bootstrapv1.KubeadmConfig) {
 	t.Helper()

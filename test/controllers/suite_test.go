@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
@@ -211,9 +212,12 @@ func startManager(t testing.TB, o managerOptions) (stop func()) {
 		Client:                 setup.ManagerClientOptions(),
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
 		NewClient: func(c *rest.Config, opts client.Options) (client.Client, error) {
-			cl, err := client.New(c, opts)
-			if err != nil || o.wrap == nil {
-				return cl, err
+			if o.wrap == nil {
+				return client.New(c, opts)
+			}
+			cl, err := client.NewWithWatch(c, opts)
+			if err != nil {
+				return nil, err
 			}
 			return o.wrap(cl), nil
 		},
@@ -349,4 +353,20 @@ func decodeDocs(t testing.TB, raw []byte) []map[string]any {
 		out = append(out, m)
 	}
 	return out
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// countingReconciles counts writes to KubeadmConfigs, to detect retry loops.
+type countingReconciles struct{ patches atomic.Int64 }
+
+func (c *countingReconciles) wrap(cl client.Client) client.Client {
+	return interceptor.NewClient(cl.(client.WithWatch), interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, cl client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			if _, ok := obj.(*bootstrapv1.KubeadmConfig); ok {
+				c.patches.Add(1)
+			}
+			return cl.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
 }
