@@ -1,0 +1,49 @@
+# nodeboot — see README.md. `make test` is the whole suite, exactly what CI runs.
+SHELL := /usr/bin/env bash
+GO ?= go
+PKGS ?= ./...
+# The suite boots real cloud-init and Ignition and starts kube-apiservers; on
+# a fresh machine the first run also builds those tools (see .ci/run).
+TEST_TIMEOUT ?= 60m
+
+.PHONY: all build test test-short bench lint fmt vet fuzz render
+
+all: lint build test
+
+## build: compile everything, and the two binaries into bin/.
+build:
+	$(GO) build $(PKGS)
+	$(GO) build -o bin/nodeboot ./cmd/nodeboot
+	$(GO) build -o bin/manager ./cmd/manager
+
+## test: the whole test suite (needs root for the cloud-init and Ignition first-boot tests).
+test:
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+
+## test-short: everything except the tests that drive slow real tools.
+test-short:
+	$(GO) test -short -count=1 $(PKGS)
+
+## bench: renderer benchmarks, nodeboot and CABPK side by side in one run.
+bench:
+	$(GO) test -run XXX -bench . -benchmem ./test/bench/ ./test/ignition/
+
+## lint: gofmt and go vet.
+lint: fmt vet
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+vet:
+	$(GO) vet $(PKGS)
+
+## fuzz: a short fuzzing session per fuzz target.
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run XXX -fuzz FuzzRender -fuzztime $(FUZZTIME) ./cloudinit/
+	$(GO) test -run XXX -fuzz FuzzRenderIgnition -fuzztime $(FUZZTIME) ./ignition/
+	$(GO) test -run XXX -fuzz FuzzRender -fuzztime $(FUZZTIME) ./cmd/nodeboot/
+
+## render: nodeboot's main job on the embedded example.
+render:
+	$(GO) run ./cmd/nodeboot render
+
+-include hack/*.mk
