@@ -46,7 +46,7 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems) *hazards {
 			continue
 		}
 		if bad := jinjaHazard(f.Content); bad != "" {
-			ps.Warnf(where(f.Origin, fmt.Sprintf("files[%d]", i), "content"),
+			ps.Warnf(provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), "content"),
 				"%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections write it base64-encoded)", bad)
 			mark(&get().files, i)
 		}
@@ -57,7 +57,7 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems) *hazards {
 			continue
 		}
 		if bad := jinjaHazard(c.Script); bad != "" {
-			ps.Warnf(where(c.Origin, fmt.Sprintf("commands[%d]", i), ""),
+			ps.Warnf(provisioning.FieldPath(c.Origin, fmt.Sprintf("commands[%d]", i), ""),
 				"%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections wrap it in a jinja raw block)", bad)
 			mark(&get().commands, i)
 		}
@@ -80,7 +80,7 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems) *hazards {
 	for i := range p.Users {
 		u := &p.Users[i]
 		if u.Inactive != nil {
-			ps.Warnf(where(u.Origin, fmt.Sprintf("users[%d]", i), "inactive"),
+			ps.Warnf(provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), "inactive"),
 				"is written as a boolean, which cloud-init ignores (it wants a number of days); corrections express inactive: true as an expiry date in the past")
 		}
 	}
@@ -94,17 +94,6 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems) *hazards {
 		}
 	}
 	return h
-}
-
-func where(origin, planPath, field string) string {
-	base := planPath
-	if origin != "" {
-		base = origin
-	}
-	if field == "" {
-		return base
-	}
-	return base + "." + field
 }
 
 // jinjaRoots are the top-level names of cloud-init's instance data that a

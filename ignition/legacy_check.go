@@ -22,7 +22,7 @@ func (b *legacyBuilder) checkUnsupported() {
 	inputs := 0
 	for i := range p.Files {
 		f := &p.Files[i]
-		pp := func(field string) string { return where(f.Origin, fmt.Sprintf("files[%d]", i), field) }
+		pp := func(field string) string { return provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), field) }
 		switch f.Encoding {
 		case provisioning.EncodingGzip, provisioning.EncodingGzipBase64:
 			provisioning.Unsupported(ps, legacyName, pp("encoding"), fmt.Sprintf("encoding %q", f.Encoding))
@@ -48,7 +48,7 @@ func (b *legacyBuilder) checkUnsupported() {
 	}
 	for i := range p.Users {
 		u := &p.Users[i]
-		pp := func(field string) string { return where(u.Origin, fmt.Sprintf("users[%d]", i), field) }
+		pp := func(field string) string { return provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), field) }
 		if u.Inactive != nil && *u.Inactive {
 			provisioning.Unsupported(ps, legacyName, pp("inactive"), "inactive: true")
 		}

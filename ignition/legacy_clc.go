@@ -78,7 +78,7 @@ func (b *legacyBuilder) build() {
 	for i := range p.Users {
 		u := &p.Users[i]
 		if u.Sudo != "" {
-			pp := where(u.Origin, fmt.Sprintf("users[%d]", i), "sudo")
+			pp := provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), "sudo")
 			b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile(pp, legacySudoersDir+u.Name, 0o600, u.Name+" "+u.Sudo))
 		}
 	}
@@ -138,7 +138,7 @@ func (b *legacyBuilder) script() string {
 }
 
 func (b *legacyBuilder) user(i int, u *provisioning.User) {
-	pp := func(field string) string { return where(u.Origin, fmt.Sprintf("users[%d]", i), field) }
+	pp := func(field string) string { return provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), field) }
 	out := ctypes.User{Name: b.plain(pp("name"), u.Name)}
 	if u.Gecos != "" {
 		out.Gecos = b.plain(pp("gecos"), u.Gecos)
@@ -167,7 +167,7 @@ func (b *legacyBuilder) user(i int, u *provisioning.User) {
 }
 
 func (b *legacyBuilder) file(i int, f *provisioning.File) {
-	pp := func(field string) string { return where(f.Origin, fmt.Sprintf("files[%d]", i), field) }
+	pp := func(field string) string { return provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), field) }
 	out := ctypes.File{Path: b.plain(pp("path"), f.Path)}
 	if f.Owner != "" {
 		user, group, hasGroup := strings.Cut(f.Owner, ":")
@@ -239,14 +239,3 @@ func (b *legacyBuilder) plainPtr(pp, v string) *string {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-func where(origin, planPath, field string) string {
-	base := planPath
-	if origin != "" {
-		base = origin
-	}
-	if field == "" {
-		return base
-	}
-	return base + "." + field
-}

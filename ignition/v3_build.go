@@ -57,7 +57,7 @@ func (b *v3Builder) build() {
 }
 
 func (b *v3Builder) file(i int, f *provisioning.File) {
-	pp := func(field string) string { return where(f.Origin, fmt.Sprintf("files[%d]", i), field) }
+	pp := func(field string) string { return provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), field) }
 	res, err := resource(f.Content, f.Encoding)
 	if err != nil {
 		b.ps.Errorf(pp("content"), "%v", err)
@@ -169,7 +169,7 @@ func (b *v3Builder) user(i int, u *provisioning.User) {
 		b.group(string(g))
 	}
 	if u.Sudo != "" {
-		pp := where(u.Origin, fmt.Sprintf("users[%d]", i), "sudo")
+		pp := provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), "sudo")
 		if strings.ContainsAny(u.Sudo, "\n\r") {
 			b.ps.Errorf(pp, "must be one sudoers rule on one line")
 		}

@@ -79,9 +79,10 @@ func (ps Problems) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// at names a field of a Plan element: its Origin-based path when the element
-// came from input, else the Plan path.
-func at(origin, planPath, field string) string {
+// FieldPath names a field of a Plan element for a Problem: under the
+// element's Origin when it came from input, else under its Plan path.
+// Provisioners use it so every problem points at what the user wrote.
+func FieldPath(origin, planPath, field string) string {
 	base := planPath
 	if origin != "" {
 		base = origin

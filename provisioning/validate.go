@@ -26,7 +26,7 @@ func (p *Plan) Validate() Problems {
 		}
 		if prev, dup := seen[f.Path]; dup {
 			if !ptrTrue(f.Append) {
-				ps.Errorf(at(f.Origin, index("files", i), "path"), "duplicate path %q (also %s)", f.Path, at(p.Files[prev].Origin, index("files", prev), ""))
+				ps.Errorf(FieldPath(f.Origin, index("files", i), "path"), "duplicate path %q (also %s)", f.Path, FieldPath(p.Files[prev].Origin, index("files", prev), ""))
 			}
 			continue
 		}
@@ -36,17 +36,17 @@ func (p *Plan) Validate() Problems {
 	for i, u := range p.Users {
 		switch {
 		case strings.TrimSpace(u.Name) == "":
-			ps.Errorf(at(u.Origin, index("users", i), "name"), "must not be empty")
+			ps.Errorf(FieldPath(u.Origin, index("users", i), "name"), "must not be empty")
 		case users[u.Name]:
-			ps.Errorf(at(u.Origin, index("users", i), "name"), "duplicate user %q", u.Name)
+			ps.Errorf(FieldPath(u.Origin, index("users", i), "name"), "duplicate user %q", u.Name)
 		}
 		users[u.Name] = true
 		if strings.ContainsAny(u.Name, " :\n\t") {
-			ps.Errorf(at(u.Origin, index("users", i), "name"), "must not contain blanks or ':'")
+			ps.Errorf(FieldPath(u.Origin, index("users", i), "name"), "must not contain blanks or ':'")
 		}
 		for j, k := range u.SSHAuthorizedKeys {
 			if strings.TrimSpace(k) == "" {
-				ps.Errorf(at(u.Origin, index("users", i), index("sshAuthorizedKeys", j)), "must not be empty")
+				ps.Errorf(FieldPath(u.Origin, index("users", i), index("sshAuthorizedKeys", j)), "must not be empty")
 			}
 		}
 	}
@@ -71,12 +71,12 @@ func (p *Plan) Validate() Problems {
 	bootstrap := 0
 	for i, c := range p.Commands {
 		if c.Phase < PhasePre || c.Phase > PhasePost {
-			ps.Errorf(at(c.Origin, index("commands", i), ""), "unknown phase %d", c.Phase)
+			ps.Errorf(FieldPath(c.Origin, index("commands", i), ""), "unknown phase %d", c.Phase)
 		}
 		if c.Phase == PhaseBootstrap {
 			bootstrap++
 			if bootstrap > 1 {
-				ps.Errorf(at(c.Origin, index("commands", i), ""), "a plan has at most one bootstrap command")
+				ps.Errorf(FieldPath(c.Origin, index("commands", i), ""), "a plan has at most one bootstrap command")
 			}
 		}
 	}
@@ -95,24 +95,24 @@ func validateFile(ps *Problems, f *File, i int) {
 	pp := index("files", i)
 	switch {
 	case f.Path == "":
-		ps.Errorf(at(f.Origin, pp, "path"), "must not be empty")
+		ps.Errorf(FieldPath(f.Origin, pp, "path"), "must not be empty")
 	case !path.IsAbs(f.Path):
-		ps.Errorf(at(f.Origin, pp, "path"), "must be absolute")
+		ps.Errorf(FieldPath(f.Origin, pp, "path"), "must be absolute")
 	case strings.HasSuffix(f.Path, "/"):
-		ps.Errorf(at(f.Origin, pp, "path"), "must name a file, not a directory")
+		ps.Errorf(FieldPath(f.Origin, pp, "path"), "must name a file, not a directory")
 	case path.Clean(f.Path) != f.Path:
-		ps.Errorf(at(f.Origin, pp, "path"), "must be clean (no '..', '//' or '.')")
+		ps.Errorf(FieldPath(f.Origin, pp, "path"), "must be clean (no '..', '//' or '.')")
 	case strings.ContainsAny(f.Path, "\n\x00"):
-		ps.Errorf(at(f.Origin, pp, "path"), "must not contain newlines or NUL")
+		ps.Errorf(FieldPath(f.Origin, pp, "path"), "must not contain newlines or NUL")
 	}
 	if f.Permissions != "" && !validMode(f.Permissions) {
-		ps.Errorf(at(f.Origin, pp, "permissions"), "must be an octal mode such as 0640, got %q", f.Permissions)
+		ps.Errorf(FieldPath(f.Origin, pp, "permissions"), "must be an octal mode such as 0640, got %q", f.Permissions)
 	}
 	if !knownEncoding(f.Encoding) {
-		ps.Errorf(at(f.Origin, pp, "encoding"), "unknown encoding %q (want one of base64, gzip, gzip+base64)", f.Encoding)
+		ps.Errorf(FieldPath(f.Origin, pp, "encoding"), "unknown encoding %q (want one of base64, gzip, gzip+base64)", f.Encoding)
 	}
 	if strings.ContainsAny(f.Owner, "\n ") {
-		ps.Errorf(at(f.Origin, pp, "owner"), "must be user or user:group")
+		ps.Errorf(FieldPath(f.Origin, pp, "owner"), "must be user or user:group")
 	}
 }
 

@@ -2,8 +2,6 @@ package addons
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,8 +15,8 @@ import (
 
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
-	"github.com/nodeboot/nodeboot/bootstrap/manifest"
 	_ "github.com/nodeboot/nodeboot/cloudinit"
+	"github.com/nodeboot/nodeboot/internal/testenv"
 )
 
 func testScheme(t testing.TB) *runtime.Scheme {
@@ -38,14 +36,7 @@ func fakeClient(t testing.TB, objs ...client.Object) client.WithWatch {
 // vectorInput reads a CABPK reference vector's input.
 func vectorInput(t testing.TB, dir string) *bootstrap.Input {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "input.yaml"))
-	require.NoError(t, err)
-	defer f.Close()
-	set, err := manifest.Parse(f)
-	require.NoError(t, err)
-	in, err := set.Input("")
-	require.NoError(t, err)
-	return in
+	return testenv.VectorInput(t, dir)
 }
 
 // buildWith runs the KubeadmConfig reconciler's flow around bootstrap.Build:

@@ -5,33 +5,21 @@ package ignition
 
 import (
 	"compress/gzip"
-	"context"
 	"encoding/base64"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/nodeboot/nodeboot/bootstrap"
-	"github.com/nodeboot/nodeboot/bootstrap/manifest"
 	_ "github.com/nodeboot/nodeboot/ignition"
+	"github.com/nodeboot/nodeboot/internal/testenv"
 )
 
 // build reads a vector's input.yaml and builds its Plan as CABPK would.
 func build(t testing.TB, dir string) *bootstrap.Result {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "input.yaml"))
-	require.NoError(t, err)
-	defer f.Close()
-	set, err := manifest.Parse(f)
-	require.NoError(t, err)
-	in, err := set.Input("")
-	require.NoError(t, err)
-	res, err := bootstrap.Build(context.Background(), *in)
-	require.NoError(t, err)
-	return res
+	return testenv.BuildVector(t, dir)
 }
 
 // errorPaths returns the field paths of the problems in a Render error.

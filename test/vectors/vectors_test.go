@@ -4,32 +4,15 @@ package vectors
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nodeboot/nodeboot/bootstrap"
-	"github.com/nodeboot/nodeboot/bootstrap/manifest"
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/internal/testenv"
 )
-
-func build(t *testing.T, dir string) *bootstrap.Result {
-	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "input.yaml"))
-	require.NoError(t, err)
-	defer f.Close()
-	set, err := manifest.Parse(f)
-	require.NoError(t, err)
-	in, err := set.Input("")
-	require.NoError(t, err)
-	res, err := bootstrap.Build(context.Background(), *in)
-	require.NoError(t, err)
-	return res
-}
 
 func TestCloudConfigVectors(t *testing.T) {
 	for _, dir := range testenv.Vectors(t, "cc-") {
@@ -38,7 +21,7 @@ func TestCloudConfigVectors(t *testing.T) {
 			require.NoError(t, err)
 			wantFormat, err := os.ReadFile(filepath.Join(dir, "format"))
 			require.NoError(t, err)
-			out, err := build(t, dir).Render()
+			out, err := testenv.BuildVector(t, dir).Render()
 			require.NoError(t, err)
 			require.Equal(t, string(wantFormat), out.Format)
 			if !bytes.Equal(want, out.Data) {
