@@ -52,9 +52,11 @@ func (b *legacyBuilder) checkUnsupported() {
 		if u.Inactive != nil && *u.Inactive {
 			provisioning.Unsupported(ps, legacyName, pp("inactive"), "inactive: true")
 		}
+		// cloud-init locks such a password; CABPK's legacy layout leaves it
+		// usable. Flatcar users rely on that for console logins, so the bytes
+		// stay CABPK's and the difference is a warning, not an error.
 		if u.Passwd != "" && (u.LockPassword == nil || *u.LockPassword) {
-			provisioning.Unsupported(ps, legacyName, pp("lockPassword"),
-				"a locked password (lockPassword unset or true) together with passwd")
+			ps.Warnf(pp("lockPassword"), "the legacy %s layout sets passwd as a usable password hash; it does not lock it as cloud-init does (set lockPassword: false to say so, or use Ignition v3)", Format)
 		}
 	}
 	if n := p.NTP; n != nil {

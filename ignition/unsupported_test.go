@@ -26,9 +26,6 @@ var legacyUnsupported = []unsupportedCase{
 	{"users inactive", func(p *provisioning.Plan) {
 		p.Users = []provisioning.User{{Name: "u", Inactive: ptr(true), Origin: "spec.users[0]"}}
 	}, "spec.users[0].inactive"},
-	{"locked password with passwd", func(p *provisioning.Plan) {
-		p.Users = []provisioning.User{{Name: "u", Passwd: "$6$x", Origin: "spec.users[0]"}}
-	}, "spec.users[0].lockPassword"},
 	{"ntp enabled false", func(p *provisioning.Plan) {
 		p.NTP = &provisioning.NTP{Enabled: ptr(false), Servers: []string{"a"}}
 	}, "ntp.enabled"},
