@@ -64,7 +64,9 @@ func TestRenderBadInput(t *testing.T) {
 		}, cfgRef + "spec.files[0].content: invalid template"},
 		{"unknown contentFormat", func(t *testing.T) string { return mutate(t, file, file+"    contentFormat: Jinja\n") },
 			cfgRef + `spec.files[0].contentFormat: must be Raw or Template, got "Jinja"`},
-		{"bad format", func(t *testing.T) string { return mutate(t, "  clusterConfiguration:\n", "  format: xml\n  clusterConfiguration:\n") },
+		{"bad format", func(t *testing.T) string {
+			return mutate(t, "  clusterConfiguration:\n", "  format: xml\n  clusterConfiguration:\n")
+		},
 			cfgRef + `spec.format: must be cloud-config or ignition, got "xml"`},
 		{"bad Kubernetes version", func(t *testing.T) string { return mutate(t, "version: v1.34.1", "version: latest") },
 			"Machine default/example-control-plane-0: spec.version: invalid Kubernetes version \"latest\""},

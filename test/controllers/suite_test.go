@@ -37,15 +37,16 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
+	_ "github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/internal/testenv"
 )
 
@@ -189,7 +190,7 @@ type managerOptions struct {
 	wrap func(client.Client) client.Client
 	// wrapRemote intercepts workload-cluster clients.
 	wrapRemote func(client.Client) client.Client
-	extensions []controllers.Extension
+	extensions []controllersExtension
 }
 
 // startManager runs a manager with one KubeadmConfig reconciler until the
@@ -370,3 +371,5 @@ func (c *countingReconciles) wrap(cl client.Client) client.Client {
 		},
 	})
 }
+
+type controllersExtension = controllers.Extension

@@ -1,0 +1,278 @@
+// Command manager runs nodeboot's KubeadmConfig controller: a drop-in
+// replacement for the manager of Cluster API's kubeadm bootstrap provider
+// (CABPK). It reconciles the same resources, serves the same admission and
+// conversion webhooks and takes CABPK's operational flags, so it can replace
+// CABPK's Deployment on a management cluster (see docs/swap-cabpk.md).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/component-base/logs"
+	logsv1 "k8s.io/component-base/logs/api/v1"
+	_ "k8s.io/component-base/logs/json/register"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	bootstrapv1beta1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta1"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/bootstrap/kubeadm/setup"
+	bootstrapadmission "sigs.k8s.io/cluster-api/bootstrap/kubeadm/webhooks/admission"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	"sigs.k8s.io/cluster-api/controllers/crdmigrator"
+	"sigs.k8s.io/cluster-api/controllers/remote"
+	"sigs.k8s.io/cluster-api/feature"
+	"sigs.k8s.io/cluster-api/util/apiwarnings"
+	"sigs.k8s.io/cluster-api/util/flags"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	// Provisioners register themselves; the reconciler finds them by format.
+	_ "github.com/nodeboot/nodeboot/cloudinit"
+	"github.com/nodeboot/nodeboot/controllers"
+	_ "github.com/nodeboot/nodeboot/ignition"
+)
+
+// controllerName is also the user agent; CABPK's own name is kept out so
+// API server audit logs tell the two providers apart.
+const controllerName = "nodeboot-kubeadm-bootstrap-manager"
+
+// options are the command line flags. Names follow CABPK's manager where it
+// has the flag; the controller-runtime/kubebuilder spellings
+// --metrics-bind-address and --health-probe-bind-address are accepted too.
+type options struct {
+	leaderElect                 bool
+	leaderElectionLeaseDuration time.Duration
+	leaderElectionRenewDeadline time.Duration
+	leaderElectionRetryPeriod   time.Duration
+	leaderElectionID            string
+	watchNamespace              string
+	watchFilter                 string
+	syncPeriod                  time.Duration
+	qps                         float32
+	burst                       int
+	clusterCacheQPS             float32
+	clusterCacheBurst           int
+	clusterCacheConcurrency     int
+	kubeadmConfigConcurrency    int
+	tokenTTL                    time.Duration
+	healthAddr                  string
+	metricsAddr                 string
+	profilerAddr                string
+	webhookPort                 int
+	webhookCertDir              string
+	webhookCertName             string
+	webhookKeyName              string
+	skipCRDMigrationPhases      []string
+	manager                     flags.ManagerOptions
+	logs                        *logsv1.LoggingConfiguration
+}
+
+func (o *options) addFlags(fs *pflag.FlagSet) {
+	logsv1.AddFlags(o.logs, fs)
+	fs.BoolVar(&o.leaderElect, "leader-elect", false, "Enable leader election, so only one manager replica reconciles at a time.")
+	fs.DurationVar(&o.leaderElectionLeaseDuration, "leader-elect-lease-duration", 15*time.Second, "Interval at which non-leader candidates wait to force acquire leadership.")
+	fs.DurationVar(&o.leaderElectionRenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "Duration the leader retries refreshing leadership before giving up.")
+	fs.DurationVar(&o.leaderElectionRetryPeriod, "leader-elect-retry-period", 2*time.Second, "Duration between leader election attempts.")
+	// CABPK's Lease name: during a swap the old and the new manager never
+	// reconcile at the same time.
+	fs.StringVar(&o.leaderElectionID, "leader-elect-id", "kubeadm-bootstrap-manager-leader-election-capi", "Name of the leader election Lease (CABPK's by default).")
+	fs.StringVar(&o.watchNamespace, "namespace", "", "Namespace to watch; all namespaces when empty.")
+	fs.StringVar(&o.watchFilter, "watch-filter", "", fmt.Sprintf("Label value an object must carry under %s to be reconciled; all objects when empty.", clusterv1.WatchLabel))
+	fs.DurationVar(&o.syncPeriod, "sync-period", 10*time.Minute, "Minimum interval at which watched resources are reconciled.")
+	fs.Float32Var(&o.qps, "kube-api-qps", 100, "Maximum queries per second to the management cluster API server.")
+	fs.IntVar(&o.burst, "kube-api-burst", 200, "Maximum burst of queries to the management cluster API server.")
+	fs.Float32Var(&o.clusterCacheQPS, "clustercache-client-qps", 20, "Maximum queries per second to each workload cluster API server.")
+	fs.IntVar(&o.clusterCacheBurst, "clustercache-client-burst", 30, "Maximum burst of queries to each workload cluster API server.")
+	fs.IntVar(&o.clusterCacheConcurrency, "clustercache-concurrency", 100, "Number of clusters to process simultaneously.")
+	fs.IntVar(&o.kubeadmConfigConcurrency, "kubeadmconfig-concurrency", 100, "Number of KubeadmConfigs to process simultaneously.")
+	fs.DurationVar(&o.tokenTTL, "bootstrap-token-ttl", controllers.DefaultTokenTTL, "How long a bootstrap token is valid; it is refreshed until the node joined.")
+	fs.StringVar(&o.healthAddr, "health-addr", ":9440", "Address the health and readiness probes bind to.")
+	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":9440", "Alias of --health-addr.")
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "", "Address the metrics endpoint binds to; overrides --diagnostics-address when set.")
+	fs.StringVar(&o.profilerAddr, "profiler-address", "", "Address to expose the pprof profiler on (e.g. localhost:6060); off when empty.")
+	fs.IntVar(&o.webhookPort, "webhook-port", 9443, "Port of the admission and conversion webhook server; 0 turns webhooks off.")
+	fs.StringVar(&o.webhookCertDir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs/", "Directory with the webhook serving certificate.")
+	fs.StringVar(&o.webhookCertName, "webhook-cert-name", "tls.crt", "Webhook certificate file name.")
+	fs.StringVar(&o.webhookKeyName, "webhook-key-name", "tls.key", "Webhook key file name.")
+	fs.StringSliceVar(&o.skipCRDMigrationPhases, "skip-crd-migration-phases", nil, "CRD migration phases to skip: StorageVersionMigration, CleanupManagedFields.")
+	flags.AddManagerOptions(fs, &o.manager)
+	feature.MutableGates.AddFlag(fs)
+}
+
+func main() {
+	o := &options{logs: logs.NewOptions()}
+	fs := pflag.CommandLine
+	o.addFlags(fs)
+	fs.SetNormalizeFunc(cliflag.WordSepNormalizeFunc)
+	// --kubeconfig comes from controller-runtime's flag set.
+	fs.AddGoFlagSet(flag.CommandLine)
+	if err := fs.Set("v", "2"); err != nil {
+		fmt.Fprintf(os.Stderr, "set default log level: %v\n", err)
+		os.Exit(1)
+	}
+	pflag.Parse()
+	if err := logsv1.ValidateAndApply(o.logs, nil); err != nil {
+		fmt.Fprintf(os.Stderr, "invalid logging flags: %v\n", err)
+		os.Exit(1)
+	}
+	ctrl.SetLogger(klog.Background())
+	log := ctrl.Log.WithName("setup")
+	if err := run(ctrl.SetupSignalHandler(), o); err != nil {
+		log.Error(err, "Manager stopped with an error")
+		os.Exit(1)
+	}
+}
+
+// Diagnostics (metrics) are authorized through the API server.
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+// The CRD migrator keeps stored objects at the storage version.
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions;customresourcedefinitions/status,verbs=update;patch,resourceNames=kubeadmconfigs.bootstrap.cluster.x-k8s.io;kubeadmconfigtemplates.bootstrap.cluster.x-k8s.io
+// +kubebuilder:rbac:groups=bootstrap.cluster.x-k8s.io,resources=kubeadmconfigtemplates,verbs=get;list;watch;patch;update
+
+func run(ctx context.Context, o *options) error {
+	log := ctrl.Log.WithName("setup")
+	if o.tokenTTL <= 0 {
+		return errors.New("--bootstrap-token-ttl must be positive")
+	}
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme,
+		bootstrapv1beta1.AddToScheme, bootstrapv1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return err
+		}
+	}
+	if o.metricsAddr != "" {
+		o.manager.DiagnosticsAddress = o.metricsAddr
+	}
+	tlsOptions, metricsOptions, err := flags.GetManagerOptions(o.manager)
+	if err != nil {
+		return fmt.Errorf("invalid flags: %w", err)
+	}
+
+	restConfig, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("load kubeconfig: %w", err)
+	}
+	restConfig.QPS, restConfig.Burst = o.qps, o.burst
+	restConfig.UserAgent = remote.DefaultClusterAPIUserAgent(controllerName)
+	restConfig.WarningHandler = apiwarnings.DefaultHandler(klog.Background().WithName("API Server Warning"))
+
+	mgrOptions := ctrl.Options{
+		Scheme: scheme,
+		Controller: config.Controller{
+			UsePriorityQueue: ptr.To(feature.Gates.Enabled(feature.PriorityQueue)),
+			CacheSyncTimeout: 5 * time.Minute,
+		},
+		LeaderElection:             o.leaderElect,
+		LeaderElectionID:           o.leaderElectionID,
+		LeaderElectionResourceLock: resourcelock.LeasesResourceLock,
+		LeaseDuration:              &o.leaderElectionLeaseDuration,
+		RenewDeadline:              &o.leaderElectionRenewDeadline,
+		RetryPeriod:                &o.leaderElectionRetryPeriod,
+		HealthProbeBindAddress:     o.healthAddr,
+		PprofBindAddress:           o.profilerAddr,
+		Metrics:                    *metricsOptions,
+		Cache:                      setup.ManagerCacheOptions(scheme, controllerName, o.watchNamespace, o.syncPeriod),
+		Client:                     setup.ManagerClientOptions(),
+	}
+	if o.webhookPort != 0 {
+		mgrOptions.WebhookServer = webhook.NewServer(webhook.Options{
+			Port: o.webhookPort, CertDir: o.webhookCertDir, CertName: o.webhookCertName, KeyName: o.webhookKeyName, TLSOpts: tlsOptions,
+		})
+	}
+	mgr, err := ctrl.NewManager(restConfig, mgrOptions)
+	if err != nil {
+		return fmt.Errorf("create manager: %w", err)
+	}
+	if err := setupChecks(mgr, o.webhookPort != 0); err != nil {
+		return err
+	}
+	if o.webhookPort != 0 {
+		if err := (&bootstrapadmission.KubeadmConfig{}).SetupWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("set up KubeadmConfig webhook: %w", err)
+		}
+		if err := (&bootstrapadmission.KubeadmConfigTemplate{}).SetupWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("set up KubeadmConfigTemplate webhook: %w", err)
+		}
+	}
+	if err := setupReconcilers(ctx, mgr, o); err != nil {
+		return err
+	}
+	log.Info("Starting manager", "formats", registeredFormats())
+	return mgr.Start(ctx)
+}
+
+func setupChecks(mgr ctrl.Manager, webhooks bool) error {
+	check := healthz.Ping
+	if webhooks {
+		check = mgr.GetWebhookServer().StartedChecker()
+	}
+	if err := mgr.AddReadyzCheck("ready", check); err != nil {
+		return fmt.Errorf("add readiness check: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("healthy", check); err != nil {
+		return fmt.Errorf("add health check: %w", err)
+	}
+	return nil
+}
+
+func setupReconcilers(ctx context.Context, mgr ctrl.Manager, o *options) error {
+	secretCachingClient, err := setup.CreateSecretCachingClient(mgr)
+	if err != nil {
+		return fmt.Errorf("create secret caching client: %w", err)
+	}
+	clusterCache, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
+		SecretClient:     secretCachingClient,
+		Cache:            setup.ClusterCacheCacheOptions(),
+		Client:           setup.ClusterCacheClientOptions(controllerName, o.clusterCacheQPS, o.clusterCacheBurst),
+		WatchFilterValue: o.watchFilter,
+	}, controller.Options{MaxConcurrentReconciles: o.clusterCacheConcurrency})
+	if err != nil {
+		return fmt.Errorf("create ClusterCache: %w", err)
+	}
+	skip := make([]crdmigrator.Phase, 0, len(o.skipCRDMigrationPhases))
+	for _, p := range o.skipCRDMigrationPhases {
+		skip = append(skip, crdmigrator.Phase(p))
+	}
+	if err := (&crdmigrator.CRDMigrator{
+		Client:                 mgr.GetClient(),
+		APIReader:              mgr.GetAPIReader(),
+		SkipCRDMigrationPhases: skip,
+		Config: map[client.Object]crdmigrator.ByObjectConfig{
+			&bootstrapv1.KubeadmConfig{}:         {UseCache: false, UseStatusForStorageVersionMigration: true},
+			&bootstrapv1.KubeadmConfigTemplate{}: {UseCache: false},
+		},
+	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 1}); err != nil {
+		return fmt.Errorf("set up CRD migrator: %w", err)
+	}
+	if err := (&controllers.Reconciler{
+		Client:              mgr.GetClient(),
+		SecretCachingClient: secretCachingClient,
+		APIReader:           mgr.GetAPIReader(),
+		ClusterCache:        clusterCache,
+		WatchFilterValue:    o.watchFilter,
+		TokenTTL:            o.tokenTTL,
+	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.kubeadmConfigConcurrency}); err != nil {
+		return fmt.Errorf("set up KubeadmConfig controller: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// endpointRequeue is how soon a join waiting for the Cluster's control-plane
+// endpoint looks again (CABPK's interval).
+const endpointRequeue = 10 * time.Second
+
+// maxConditionProblems bounds how many problems a condition message lists.
+const maxConditionProblems = 10
+
+// failed is the one place where an error from building or rendering becomes
+// conditions and a reconcile outcome:
+//   - a missing control-plane endpoint is waited for, as in CABPK;
+//   - input that can never render (*bootstrap.InvalidError, an output over
+//     its size budget) sets a condition naming the field paths and returns a
+//     reconcile.TerminalError: retrying cannot help until an object changes;
+//   - problems that are only about Secrets that do not exist (yet) set the
+//     same condition but are retried, because those Secrets may still be
+//     created (by a control-plane provider, by the user);
+//   - anything else is retried with backoff.
+//
+// init tells certificate problems of a first control plane (generation)
+// from those of a join (missing or corrupt Secrets), for the v1beta1 reason.
+func (r *Reconciler) failed(ctx context.Context, s *scope, secrets *secretGetter, init bool, err error) (ctrl.Result, error) {
+	var invalid *bootstrap.InvalidError
+	switch {
+	case errors.Is(err, bootstrap.ErrNoControlPlaneEndpoint):
+		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for Cluster Controller to set Cluster.Spec.ControlPlaneEndpoint")
+		return ctrl.Result{RequeueAfter: endpointRequeue}, nil
+	case errors.As(err, &invalid):
+		var certs, other []bootstrap.ObjectProblem
+		for _, p := range invalid.Problems {
+			if strings.HasPrefix(p.Object, "Secret ") {
+				certs = append(certs, p)
+			} else {
+				other = append(other, p)
+			}
+		}
+		if len(certs) > 0 {
+			markCertificatesFailed(s.config, init, describe(s, certs))
+		}
+		if len(other) > 0 {
+			markDataSecretFailed(s.config, describe(s, other))
+		}
+		if onlyMissingSecrets(invalid, secrets) {
+			return ctrl.Result{}, err
+		}
+		return ctrl.Result{}, reconcile.TerminalError(err)
+	case errors.Is(err, provisioning.ErrTooLarge):
+		markDataSecretFailed(s.config, "bootstrap data: "+err.Error())
+		return ctrl.Result{}, reconcile.TerminalError(err)
+	}
+	return ctrl.Result{}, err
+}
+
+// describe lists problems for a condition message: the field path, prefixed
+// with the object when it is not the KubeadmConfig itself.
+func describe(s *scope, ps []bootstrap.ObjectProblem) string {
+	self := "KubeadmConfig " + s.config.Namespace + "/" + s.config.Name
+	lines := make([]string, 0, len(ps))
+	for i, p := range ps {
+		if i == maxConditionProblems {
+			lines = append(lines, fmt.Sprintf("and %d more", len(ps)-i))
+			break
+		}
+		line := p.Path + ": " + p.Message
+		if p.Object != self {
+			line = p.Object + ": " + line
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "; ")
+}
+
+// onlyMissingSecrets tells whether every problem is about a Secret this
+// reconciliation found missing: on the Secret itself (certificates) or a
+// reference to it ("Secret ns/name not found").
+func onlyMissingSecrets(invalid *bootstrap.InvalidError, secrets *secretGetter) bool {
+	if secrets == nil || len(invalid.Problems) == 0 {
+		return false
+	}
+	for _, p := range invalid.Problems {
+		name := strings.TrimPrefix(p.Object, "Secret ")
+		if name == p.Object {
+			name, _, _ = strings.Cut(strings.TrimPrefix(p.Message, "Secret "), " ")
+		}
+		if !secrets.wasMissing(name) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,174 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	v1beta1conditions "sigs.k8s.io/cluster-api/util/conditions/deprecated/v1beta1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// The conditions are CABPK's API constants (bootstrapv1.KubeadmConfig*):
+// Ready summarises DataSecretAvailable and CertificatesAvailable, and each
+// has its deprecated v1beta1 twin. Every change of them goes through the
+// helpers below, one per state, so a phase names the state it reached and
+// never repeats a condition block.
+
+// patchConfig summarises the conditions and writes the config back; it is
+// deferred by Reconcile. It is CAPI's patch helper cut down to what one
+// owner of every field of the object needs, in the order that costs the
+// fewest writes: metadata and spec first (a new bootstrap token, CABPK's
+// discovery defaults), then the status in one merge patch — conditions
+// included — with observedGeneration (on success) taken from the spec
+// patch's response. The patch helper instead patches conditions, spec and
+// status separately and records the generation from before the spec patch,
+// which costs CABPK up to three writes per reconcile and a second reconcile
+// only to move observedGeneration. Nothing else writes KubeadmConfig status,
+// so conditions need no per-condition three-way merge.
+func (r *Reconciler) patchConfig(ctx context.Context, before, config *bootstrapv1.KubeadmConfig, rerr error) error {
+	v1beta1conditions.SetSummary(config, v1beta1conditions.WithConditions(
+		bootstrapv1.DataSecretAvailableV1Beta1Condition,
+		bootstrapv1.CertificatesAvailableV1Beta1Condition,
+	))
+	if err := conditions.SetSummaryCondition(config, config, bootstrapv1.KubeadmConfigReadyCondition,
+		conditions.ForConditionTypes{
+			bootstrapv1.KubeadmConfigDataSecretAvailableCondition,
+			bootstrapv1.KubeadmConfigCertificatesAvailableCondition,
+		},
+		conditions.CustomMergeStrategy{
+			MergeStrategy: conditions.DefaultMergeStrategy(
+				conditions.ComputeReasonFunc(conditions.GetDefaultComputeMergeReasonFunc(
+					bootstrapv1.KubeadmConfigNotReadyReason,
+					bootstrapv1.KubeadmConfigReadyUnknownReason,
+					bootstrapv1.KubeadmConfigReadyReason,
+				)),
+			),
+		},
+	); err != nil {
+		rerr = errors.Join(rerr, err)
+	}
+
+	// Metadata and spec.
+	intermediate := ""
+	specBefore, specAfter := before.DeepCopy(), config.DeepCopy()
+	specBefore.Status, specAfter.Status = bootstrapv1.KubeadmConfigStatus{}, bootstrapv1.KubeadmConfigStatus{}
+	if data, err := client.MergeFrom(specBefore).Data(specAfter); err != nil {
+		return errors.Join(rerr, err)
+	} else if string(data) != "{}" {
+		if err := r.Client.Patch(ctx, specAfter, client.RawPatch(types.MergePatchType, data)); err != nil {
+			return errors.Join(rerr, fmt.Errorf("patch KubeadmConfig %s: %w", klog.KObj(config), err))
+		}
+		config.Generation, config.ResourceVersion = specAfter.Generation, specAfter.ResourceVersion
+		intermediate = specAfter.ResourceVersion
+		// conditions.Set stamped the old generation; what they say holds
+		// for the spec just written (CABPK's next reconcile would restamp).
+		for i := range config.Status.Conditions {
+			config.Status.Conditions[i].ObservedGeneration = config.Generation
+		}
+	}
+
+	// Status, against a copy that differs in nothing else, so the patch
+	// carries neither spec nor resourceVersion.
+	if rerr == nil {
+		config.Status.ObservedGeneration = config.Generation
+	}
+	statusBefore := config.DeepCopy()
+	statusBefore.Status = before.Status
+	data, err := client.MergeFrom(statusBefore).Data(config)
+	if err != nil {
+		return errors.Join(rerr, err)
+	}
+	if string(data) == "{}" {
+		return rerr
+	}
+	if err := r.Client.Status().Patch(ctx, config, client.RawPatch(types.MergePatchType, data)); err != nil {
+		if !apierrors.IsNotFound(err) {
+			rerr = errors.Join(rerr, fmt.Errorf("patch status of KubeadmConfig %s: %w", klog.KObj(config), err))
+		}
+		return rerr
+	}
+	if intermediate != "" {
+		r.superseded.Store(config.UID, intermediate)
+	}
+	return rerr
+}
+
+func markWaitingForInfrastructure(config *bootstrapv1.KubeadmConfig) {
+	v1beta1conditions.MarkFalse(config, bootstrapv1.DataSecretAvailableV1Beta1Condition, bootstrapv1.WaitingForClusterInfrastructureV1Beta1Reason, clusterv1.ConditionSeverityInfo, "")
+	conditions.Set(config, metav1.Condition{
+		Type:    bootstrapv1.KubeadmConfigDataSecretAvailableCondition,
+		Status:  metav1.ConditionFalse,
+		Reason:  bootstrapv1.KubeadmConfigDataSecretNotAvailableReason,
+		Message: "Waiting for Cluster status.infrastructureReady to be true",
+	})
+}
+
+// markWaitingForControlPlane is set once, so errors reported later keep
+// their transition time.
+func markWaitingForControlPlane(config *bootstrapv1.KubeadmConfig) {
+	if conditions.Has(config, bootstrapv1.KubeadmConfigDataSecretAvailableCondition) {
+		return
+	}
+	v1beta1conditions.MarkFalse(config, bootstrapv1.DataSecretAvailableV1Beta1Condition, clusterv1.WaitingForControlPlaneAvailableV1Beta1Reason, clusterv1.ConditionSeverityInfo, "")
+	conditions.Set(config, metav1.Condition{
+		Type:    bootstrapv1.KubeadmConfigDataSecretAvailableCondition,
+		Status:  metav1.ConditionFalse,
+		Reason:  bootstrapv1.KubeadmConfigDataSecretNotAvailableReason,
+		Message: "Waiting for Cluster control plane to be initialized",
+	})
+}
+
+func markDataSecretAvailable(config *bootstrapv1.KubeadmConfig) {
+	v1beta1conditions.MarkTrue(config, bootstrapv1.DataSecretAvailableV1Beta1Condition)
+	conditions.Set(config, metav1.Condition{
+		Type:   bootstrapv1.KubeadmConfigDataSecretAvailableCondition,
+		Status: metav1.ConditionTrue,
+		Reason: bootstrapv1.KubeadmConfigDataSecretAvailableReason,
+	})
+}
+
+// markDataSecretFailed reports input that does not render; message names the
+// field paths at fault.
+func markDataSecretFailed(config *bootstrapv1.KubeadmConfig, message string) {
+	v1beta1conditions.MarkFalse(config, bootstrapv1.DataSecretAvailableV1Beta1Condition, bootstrapv1.DataSecretGenerationFailedV1Beta1Reason, clusterv1.ConditionSeverityWarning, "%s", message)
+	conditions.Set(config, metav1.Condition{
+		Type:    bootstrapv1.KubeadmConfigDataSecretAvailableCondition,
+		Status:  metav1.ConditionFalse,
+		Reason:  bootstrapv1.KubeadmConfigDataSecretNotAvailableReason,
+		Message: message,
+	})
+}
+
+func markCertificatesAvailable(config *bootstrapv1.KubeadmConfig) {
+	v1beta1conditions.MarkTrue(config, bootstrapv1.CertificatesAvailableV1Beta1Condition)
+	conditions.Set(config, metav1.Condition{
+		Type:   bootstrapv1.KubeadmConfigCertificatesAvailableCondition,
+		Status: metav1.ConditionTrue,
+		Reason: bootstrapv1.KubeadmConfigCertificatesAvailableReason,
+	})
+}
+
+// markCertificatesFailed reports certificates that could not be read or
+// generated. As CABPK, the v1beta1 reason tells generation (init) from a
+// missing or corrupted Secret (joins).
+func markCertificatesFailed(config *bootstrapv1.KubeadmConfig, generating bool, message string) {
+	reason, severity := bootstrapv1.CertificatesCorruptedV1Beta1Reason, clusterv1.ConditionSeverityError
+	if generating {
+		reason, severity = bootstrapv1.CertificatesGenerationFailedV1Beta1Reason, clusterv1.ConditionSeverityWarning
+	}
+	v1beta1conditions.MarkFalse(config, bootstrapv1.CertificatesAvailableV1Beta1Condition, reason, severity, "%s", message)
+	conditions.Set(config, metav1.Condition{
+		Type:    bootstrapv1.KubeadmConfigCertificatesAvailableCondition,
+		Status:  metav1.ConditionUnknown,
+		Reason:  bootstrapv1.KubeadmConfigCertificatesAvailableInternalErrorReason,
+		Message: message,
+	})
+}

@@ -1,0 +1,64 @@
+package controllers_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// addonExtension adds a manifest file and an apply command on init nodes
+// and a kubelet argument on every node.
+type addonExtension struct{}
+
+func (addonExtension) MutateConfig(_ context.Context, _ *clusterv1.Cluster, c *bootstrapv1.KubeadmConfig) error {
+	c.Spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs = append(c.Spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs,
+		bootstrapv1.Arg{Name: "cluster-dns", Value: ptrTo("169.254.20.10")})
+	return nil
+}
+
+func (addonExtension) MutatePlan(_ context.Context, _ *clusterv1.Cluster, _ *bootstrapv1.KubeadmConfig, r *bootstrap.Result) error {
+	if r.Plan.Role != provisioning.RoleInit {
+		return nil
+	}
+	r.Plan.Files = append(r.Plan.Files, provisioning.File{Path: "/etc/nodeboot/addons/cni.yaml", Permissions: "0600", Content: "kind: List\n"})
+	r.Plan.Commands = append(r.Plan.Commands, provisioning.Command{Phase: provisioning.PhasePost, Script: "kubectl apply -f /etc/nodeboot/addons/cni.yaml"})
+	return nil
+}
+
+func ptrTo(s string) *string { return &s }
+
+// TestExtensions: configured extensions change the data (init gets the
+// add-on, joins the kubelet setting) but never the stored spec.
+func TestExtensions(t *testing.T) {
+	initNS := newNamespace(t, "ext-init")
+	joinNS := newNamespace(t, "ext-join")
+	createCluster(t, initNS, clusterOptions{certs: true})
+	createCluster(t, joinNS, clusterOptions{initialized: true, certs: true, kubeconfig: true})
+	startManager(t, managerOptions{provider: nodeboot, namespaces: []string{initNS, joinNS}, extensions: []controllersExtension{addonExtension{}}})
+	createMachine(t, initNS, "cp-0", controlPlane, testSpec(controlPlane, false))
+	createMachine(t, joinNS, "w-0", worker, testSpec(worker, true))
+	ctx := context.Background()
+	for _, c := range []struct{ ns, name, want string }{
+		{initNS, "cp-0", "kubectl apply -f /etc/nodeboot/addons/cni.yaml"},
+		{joinNS, "w-0", "169.254.20.10"},
+	} {
+		eventually(t, 60*time.Second, "data of "+c.name, func() (bool, error) {
+			s, err := getSecret(ctx, c.ns, c.name)
+			return err == nil && strings.Contains(string(s.Data["value"]), c.want), err
+		})
+		cfg, err := getConfig(ctx, c.ns, c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(cfg.Spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs); n != 0 {
+			t.Errorf("%s: the extension's kubelet argument was persisted into the spec", c.name)
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package controllers_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	bootstrapapi "k8s.io/cluster-bootstrap/token/api"
+	bootstraputil "k8s.io/cluster-bootstrap/token/util"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// tokenSecret reads the workload cluster's Secret of a bootstrap token; the
+// envtest API server stands in for the workload cluster (through the
+// ClusterCache and the Cluster's kubeconfig Secret).
+func tokenSecret(ctx context.Context, token string) (*corev1.Secret, error) {
+	id, _, _ := strings.Cut(token, ".")
+	s := &corev1.Secret{}
+	return s, k8s.Get(ctx, client.ObjectKey{Namespace: metav1.NamespaceSystem, Name: bootstraputil.BootstrapTokenSecretName(id)}, s)
+}
+
+func tokenExpiry(ctx context.Context, token string) (time.Time, error) {
+	s, err := tokenSecret(ctx, token)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Parse(time.RFC3339, string(s.Data[bootstrapapi.BootstrapTokenExpirationKey]))
+}
+
+func configToken(ctx context.Context, ns, name string) (string, error) {
+	c, err := getConfig(ctx, ns, name)
+	if err != nil {
+		return "", err
+	}
+	return c.Spec.JoinConfiguration.Discovery.BootstrapToken.Token, nil
+}
+
+// TestTokenLifecycle: a join gets a token valid for the TTL; it is
+// refreshed while the Machine has no node and left alone once it has; a
+// MachinePool whose nodes joined gets its token rotated (new token, new
+// data), and one whose token Secret vanished gets a new one.
+func TestTokenLifecycle(t *testing.T) {
+	const ttl = 6 * time.Second // refresh window 5s, checks every 2s
+	ns := newNamespace(t, "token")
+	createCluster(t, ns, clusterOptions{initialized: true, certs: true, kubeconfig: true})
+	startManager(t, managerOptions{provider: nodeboot, namespaces: []string{ns}, tokenTTL: ttl})
+	ctx := context.Background()
+	machine, _ := createMachine(t, ns, "worker", worker, testSpec(worker, true))
+	pool, _ := createMachinePool(t, ns, "pool", testSpec(worker, true))
+
+	var token string
+	eventually(t, 30*time.Second, "a token for the worker", func() (bool, error) {
+		var err error
+		token, err = configToken(ctx, ns, "worker")
+		return token != "", err
+	})
+	created := time.Now().UTC()
+	s, err := tokenSecret(ctx, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Type != bootstrapapi.SecretTypeBootstrapToken || string(s.Data[bootstrapapi.BootstrapTokenUsageAuthentication]) != "true" {
+		t.Errorf("token Secret type %q, data keys %v", s.Type, keys(s.Data))
+	}
+	first, err := tokenExpiry(ctx, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := first.Sub(created); d < ttl-3*time.Second || d > ttl+time.Second {
+		t.Errorf("token expires %s after creation, want about the TTL %s", d, ttl)
+	}
+	data, err := getSecret(ctx, ns, "worker")
+	if err != nil || !strings.Contains(string(data.Data["value"]), token) {
+		t.Fatalf("bootstrap data does not carry the token (err %v)", err)
+	}
+
+	t.Run("refreshed while the machine has no node", func(t *testing.T) {
+		eventually(t, 3*ttl, "a later expiry", func() (bool, error) {
+			e, err := tokenExpiry(ctx, token)
+			return e.After(first), err
+		})
+	})
+
+	t.Run("left alone once the node joined", func(t *testing.T) {
+		machine.Status.NodeRef = clusterv1.MachineNodeReference{Name: "worker-node"}
+		if err := k8s.Status().Update(ctx, machine); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(ttl / 2)
+		before, err := tokenExpiry(ctx, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(ttl)
+		after, err := tokenExpiry(ctx, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !after.Equal(before) {
+			t.Errorf("token refreshed after the node joined: %s -> %s", before, after)
+		}
+	})
+
+	t.Run("rotated for a MachinePool whose nodes joined", func(t *testing.T) {
+		var poolToken string
+		eventually(t, 30*time.Second, "a token for the pool", func() (bool, error) {
+			var err error
+			poolToken, err = configToken(ctx, ns, "pool")
+			return poolToken != "", err
+		})
+		pool.Status.NodeRefs = []corev1.ObjectReference{{Kind: "Node", Name: "pool-node-0"}}
+		if err := k8s.Status().Update(ctx, pool); err != nil {
+			t.Fatal(err)
+		}
+		var rotated string
+		eventually(t, 3*ttl, "a new pool token", func() (bool, error) {
+			var err error
+			rotated, err = configToken(ctx, ns, "pool")
+			return rotated != "" && rotated != poolToken, err
+		})
+		if _, err := tokenSecret(ctx, rotated); err != nil {
+			t.Errorf("rotated token has no Secret: %v", err)
+		}
+		eventually(t, 10*time.Second, "pool data with the new token", func() (bool, error) {
+			s, err := getSecret(ctx, ns, "pool")
+			return err == nil && strings.Contains(string(s.Data["value"]), rotated), err
+		})
+	})
+
+	t.Run("recreated for a MachinePool whose token vanished", func(t *testing.T) {
+		pool.Status.NodeRefs = nil
+		if err := k8s.Status().Update(ctx, pool); err != nil {
+			t.Fatal(err)
+		}
+		current, err := configToken(ctx, ns, "pool")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := tokenSecret(ctx, current)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k8s.Delete(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 3*ttl, "a replacement token", func() (bool, error) {
+			tok, err := configToken(ctx, ns, "pool")
+			if err != nil || tok == current {
+				return false, err
+			}
+			_, err = tokenSecret(ctx, tok)
+			return err == nil, err
+		})
+	})
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
