@@ -109,6 +109,21 @@ func renderExample(t *testing.T, doc []byte) {
 		require.Greater(t, len(res.Plan.Files), before, "the add-on's manifests are added to the init node")
 		_, err = res.Render()
 		require.NoError(t, err)
+	case "":
+		// clusterctl's configuration file, the one kind-less example.
+		var cfg struct {
+			Providers []struct {
+				Name string `json:"name"`
+				Type string `json:"type"`
+				URL  string `json:"url"`
+			} `json:"providers"`
+		}
+		strictDecode(t, doc, &cfg)
+		require.NotEmpty(t, cfg.Providers)
+		for _, p := range cfg.Providers {
+			require.Equal(t, "BootstrapProvider", p.Type)
+			require.NotEmpty(t, p.URL)
+		}
 	default:
 		t.Fatalf("documentation example of kind %q has no test", meta.Kind)
 	}
