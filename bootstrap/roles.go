@@ -34,6 +34,16 @@ func (b *builder) initControlPlane(ctx context.Context) error {
 	if err := b.lookupCertificates(ctx, generate); err != nil {
 		return err
 	}
+	if !generate && !b.in.Cluster.Spec.ControlPlaneRef.IsDefined() {
+		// CABPK would generate them here; a caller that cannot save generated
+		// CAs (the CLI) must supply them, or the node gets CAs nobody else has.
+		for _, c := range b.certs {
+			if c.KeyPair == nil && !c.External {
+				b.ps.errorf("Secret "+b.in.Cluster.Namespace+"/"+secret.Name(b.in.Cluster.Name, c.Purpose), "data",
+					"not found; the first control-plane node needs the cluster's %s certificate", c.Purpose)
+			}
+		}
+	}
 	return b.common(ctx, b.certs.AsFiles(), nil, b.kubeadmFile(initConfigPath, "---\n"+cc+"\n---\n"+ic, "---\n"+cc+"\n---\n"+ic), b.kubeadmCommand("init", initConfigPath))
 }
 

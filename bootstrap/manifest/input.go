@@ -21,7 +21,7 @@ func (s *Set) Input(name string) (*bootstrap.Input, error) {
 	}
 	ns := namespaceOrDefault(cfg.Namespace)
 	cfg.Namespace = ns
-	in := &bootstrap.Input{Config: cfg, Secrets: s.Secrets, GenerateMissingCertificates: true}
+	in := &bootstrap.Input{Config: cfg, Secrets: s.Secrets}
 	ref := "KubeadmConfig " + ns + "/" + cfg.Name
 	clusterName := ""
 	for _, m := range s.Machines {

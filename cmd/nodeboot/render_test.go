@@ -92,6 +92,8 @@ func TestRenderBadInput(t *testing.T) {
 			cfgRef + "Cluster default/example is not in the input"},
 		{"missing owner", func(t *testing.T) string { return mutate(t, "kind: Machine\n", "kind: NotAMachine\n") },
 			cfgRef + "metadata.ownerReferences: no Machine or MachinePool"},
+		{"missing cluster CA", func(t *testing.T) string { return mutate(t, "  name: example-ca\n", "  name: other-ca\n") },
+			"Secret default/example-ca: data: not found; the first control-plane node needs the cluster's ca certificate"},
 		{"not an object", func(t *testing.T) string { return "just a string\n" }, "document 1: not a Kubernetes object"},
 	}
 	for _, tt := range tests {
