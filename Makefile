@@ -38,9 +38,9 @@ vet:
 ## fuzz: a short fuzzing session per fuzz target.
 FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run XXX -fuzz FuzzRender -fuzztime $(FUZZTIME) ./cloudinit/
-	$(GO) test -run XXX -fuzz FuzzRenderIgnition -fuzztime $(FUZZTIME) ./ignition/
-	$(GO) test -run XXX -fuzz FuzzRender -fuzztime $(FUZZTIME) ./cmd/nodeboot/
+	$(GO) test -run XXX -fuzz FuzzRender -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./cloudinit/
+	$(GO) test -run XXX -fuzz FuzzRenderIgnition -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/
+	$(GO) test -run XXX -fuzz FuzzRender -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./cmd/nodeboot/
 
 ## render: nodeboot's main job on the embedded example.
 render:

@@ -5,7 +5,8 @@
 #                               kubebuilder markers and refresh the CRDs
 #   make controllers-verify     fail if the checked-in artefacts are stale
 #   make release-manifests      out/bootstrap-components.yaml + out/metadata.yaml
-#                               for clusterctl (IMG=<image> sets the image)
+#                               for clusterctl (IMG=<image> sets the image);
+#                               includes the FirstBootAddon CRD
 #   make manager                build bin/manager
 #   make controllers-test       the envtest suite (reference vectors, side by
 #                               side with CABPK, init lock, tokens, crashes)
@@ -26,10 +27,10 @@ CAPI_DIR = $(shell go list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api)
 
 controllers-manifests: controllers-rbac controllers-crds
 
-# Only the packages the manager links: ./controllers (not its
-# subdirectories) and ./cmd/manager.
+# Only the packages the manager links, each named: ./controllers, the
+# first-boot add-on controller ./controllers/addons, and ./cmd/manager.
 controllers-rbac:
-	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./controllers paths=./cmd/manager output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./controllers paths=./controllers/addons paths=./cmd/manager output:rbac:artifacts:config=config/rbac
 
 # CABPK's own CRDs, unchanged, from the pinned cluster-api module. They are
 # copied at build time rather than committed (config/crd/bases/.gitignore).

@@ -3,6 +3,11 @@
 // (CABPK). It reconciles the same resources, serves the same admission and
 // conversion webhooks and takes CABPK's operational flags, so it can replace
 // CABPK's Deployment on a management cluster (see docs/swap-cabpk.md).
+//
+// It also runs nodeboot's first-boot add-ons: FirstBootAddons selecting a
+// Cluster are written onto its init control-plane node and applied there
+// once (controllers/addons), and their status reports what each node did.
+// Clusters no add-on selects get exactly CABPK's bootstrap data.
 package main
 
 import (
@@ -14,9 +19,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/logs"
@@ -24,7 +26,6 @@ import (
 	_ "k8s.io/component-base/logs/json/register"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
-	bootstrapv1beta1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta1"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/bootstrap/kubeadm/setup"
@@ -70,6 +71,9 @@ type options struct {
 	clusterCacheBurst           int
 	clusterCacheConcurrency     int
 	kubeadmConfigConcurrency    int
+	firstBootAddonConcurrency   int
+	addonsMaxBytes              int
+	addonsCompress              bool
 	tokenTTL                    time.Duration
 	healthAddr                  string
 	metricsAddr                 string
@@ -101,6 +105,9 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.clusterCacheBurst, "clustercache-client-burst", 30, "Maximum burst of queries to each workload cluster API server.")
 	fs.IntVar(&o.clusterCacheConcurrency, "clustercache-concurrency", 100, "Number of clusters to process simultaneously.")
 	fs.IntVar(&o.kubeadmConfigConcurrency, "kubeadmconfig-concurrency", 100, "Number of KubeadmConfigs to process simultaneously.")
+	fs.IntVar(&o.firstBootAddonConcurrency, "firstbootaddon-concurrency", 10, "Number of FirstBootAddons to process simultaneously.")
+	fs.IntVar(&o.addonsMaxBytes, "addons-max-bytes", defaultAddonsMaxBytes, "Size budget in bytes of bootstrap data that carries first-boot add-ons (16384 is EC2's user-data limit); larger data is an error on the KubeadmConfig, never truncated. 0 turns the budget off.")
+	fs.BoolVar(&o.addonsCompress, "addons-compress", defaultAddonsCompress, "Compress bootstrap data that carries first-boot add-ons where the format allows it (gzip cloud-config, Ignition v3).")
 	fs.DurationVar(&o.tokenTTL, "bootstrap-token-ttl", controllers.DefaultTokenTTL, "How long a bootstrap token is valid; it is refreshed until the node joined.")
 	fs.StringVar(&o.healthAddr, "health-addr", ":9440", "Address the health and readiness probes bind to.")
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":9440", "Alias of --health-addr.")
@@ -151,14 +158,12 @@ func run(ctx context.Context, o *options) error {
 	if o.tokenTTL <= 0 {
 		return errors.New("--bootstrap-token-ttl must be positive")
 	}
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme,
-		bootstrapv1beta1.AddToScheme, bootstrapv1.AddToScheme,
-	} {
-		if err := add(scheme); err != nil {
-			return err
-		}
+	if o.addonsMaxBytes < 0 {
+		return errors.New("--addons-max-bytes must not be negative")
+	}
+	scheme, err := newScheme()
+	if err != nil {
+		return fmt.Errorf("build scheme: %w", err)
 	}
 	if o.metricsAddr != "" {
 		o.manager.DiagnosticsAddress = o.metricsAddr
@@ -264,15 +269,17 @@ func setupReconcilers(ctx context.Context, mgr ctrl.Manager, o *options) error {
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 1}); err != nil {
 		return fmt.Errorf("set up CRD migrator: %w", err)
 	}
-	if err := (&controllers.Reconciler{
-		Client:              mgr.GetClient(),
-		SecretCachingClient: secretCachingClient,
-		APIReader:           mgr.GetAPIReader(),
-		ClusterCache:        clusterCache,
-		WatchFilterValue:    o.watchFilter,
-		TokenTTL:            o.tokenTTL,
-	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.kubeadmConfigConcurrency}); err != nil {
+	r := newReconcilers(clients{
+		client:              mgr.GetClient(),
+		secretCachingClient: secretCachingClient,
+		apiReader:           mgr.GetAPIReader(),
+		clusterCache:        clusterCache,
+	}, o)
+	if err := r.kubeadmConfig.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.kubeadmConfigConcurrency}); err != nil {
 		return fmt.Errorf("set up KubeadmConfig controller: %w", err)
+	}
+	if err := r.firstBootAddon.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: o.firstBootAddonConcurrency}); err != nil {
+		return fmt.Errorf("set up FirstBootAddon controller: %w", err)
 	}
 	return nil
 }

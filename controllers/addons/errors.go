@@ -5,6 +5,9 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/provisioning"
 )
 
 // ErrSourceNotFound is wrapped when a ConfigMap or Secret source does not
@@ -34,4 +37,25 @@ func (e *SpecError) Unwrap() error {
 		return ErrSourceNotFound
 	}
 	return nil
+}
+
+// As presents an add-on that can never be delivered as the KubeadmConfig
+// reconciler's invalid input: errors.As(err, **bootstrap.InvalidError) finds
+// one problem per field, each naming the FirstBootAddon, so the reconciler
+// reports them on the KubeadmConfig's DataSecretAvailable condition, writes
+// no Secret and does not retry, as for any other input that cannot render.
+// A missing source is not invalid (it may still be created) and is retried.
+func (e *SpecError) As(target any) bool {
+	t, ok := target.(**bootstrap.InvalidError)
+	if !ok || e.NotFound || len(e.Errs) == 0 {
+		return false
+	}
+	problems := make([]bootstrap.ObjectProblem, 0, len(e.Errs))
+	for _, fe := range e.Errs {
+		problems = append(problems, bootstrap.ObjectProblem{Object: e.Object, Problem: provisioning.Problem{
+			Path: fe.Field, Message: fe.ErrorBody(), Severity: provisioning.SeverityError,
+		}})
+	}
+	*t = &bootstrap.InvalidError{Problems: problems}
+	return true
 }

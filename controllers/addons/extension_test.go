@@ -16,6 +16,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/addons"
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
@@ -139,6 +140,11 @@ func TestIPVSConflictsWithUserClusterDNS(t *testing.T) {
 	require.Error(t, err)
 	require.True(t, errors.Is(err, reconcile.TerminalError(nil)))
 	require.Contains(t, err.Error(), "spec.joinConfiguration.nodeRegistration.kubeletExtraArgs[name=cluster-dns]")
+	var invalid *bootstrap.InvalidError
+	require.True(t, errors.As(err, &invalid), "the conflict must reach the KubeadmConfig's condition")
+	require.Len(t, invalid.Problems, 1)
+	require.Equal(t, "KubeadmConfig "+in.Config.Namespace+"/"+in.Config.Name, invalid.Problems[0].Object)
+	require.Equal(t, "spec.joinConfiguration.nodeRegistration.kubeletExtraArgs[name=cluster-dns]", invalid.Problems[0].Path)
 
 	// The same value the add-on needs is accepted and not duplicated.
 	in = vectorInput(t, testenv.Vectors(t, "cc-join-worker-minimal")[0])
@@ -161,12 +167,20 @@ func TestMutatePlanErrors(t *testing.T) {
 		require.ErrorIs(t, err, ErrSourceNotFound)
 		require.False(t, errors.Is(err, reconcile.TerminalError(nil)))
 		require.Contains(t, err.Error(), "spec.manifests.name")
+		var invalid *bootstrap.InvalidError
+		require.False(t, errors.As(err, &invalid), "a missing source may still be created: not invalid input")
 	})
 	t.Run("unknown builtin is terminal", func(t *testing.T) {
 		a := builtinAddon("x", "calico", 0)
 		_, err := buildWith(t, NewExtension(fakeClient(t, a), ExtensionOptions{}), vectorInputCopy(in))
 		require.True(t, errors.Is(err, reconcile.TerminalError(nil)))
 		require.Contains(t, err.Error(), "spec.builtin.name")
+		// The KubeadmConfig reconciler reports it like any invalid input.
+		var invalid *bootstrap.InvalidError
+		require.True(t, errors.As(err, &invalid))
+		require.Equal(t, []bootstrap.ObjectProblem{{Object: "FirstBootAddon default/x", Problem: provisioning.Problem{
+			Path: "spec.builtin.name", Message: `Unsupported value: "calico": supported values: "flannel", "nodelocaldns"`,
+		}}}, invalid.Problems)
 	})
 	t.Run("flannel without pod CIDR names the Cluster field", func(t *testing.T) {
 		c := vectorInputCopy(in)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/nodeboot/nodeboot/addons/catalog"
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/provisioning"
 )
 
 // clusterDNSArg is the kubelet flag kubeadm passes through
@@ -73,8 +75,16 @@ func setClusterDNS(config *bootstrapv1.KubeadmConfig, req *dnsRequirement) error
 				if a.Value != nil {
 					got = *a.Value
 				}
-				return reconcile.TerminalError(fmt.Errorf("KubeadmConfig %s/%s: %s[name=%s]: is %q but %s (NodeLocal DNSCache, IPVS mode) needs %q",
-					config.Namespace, config.Name, t.path, clusterDNSArg, got, req.origin, req.ip))
+				// Invalid input of the KubeadmConfig itself: the reconciler
+				// names the field on its condition and does not retry.
+				return reconcile.TerminalError(&bootstrap.InvalidError{Problems: []bootstrap.ObjectProblem{{
+					Object: "KubeadmConfig " + config.Namespace + "/" + config.Name,
+					Problem: provisioning.Problem{
+						Path:     fmt.Sprintf("%s[name=%s]", t.path, clusterDNSArg),
+						Message:  fmt.Sprintf("is %q but %s (NodeLocal DNSCache, IPVS mode) needs %q", got, req.origin, req.ip),
+						Severity: provisioning.SeverityError,
+					},
+				}}})
 			}
 		}
 		if !found {

@@ -43,7 +43,11 @@ type FirstBootAddonReconciler struct {
 	RequeueAfter time.Duration
 }
 
-// +kubebuilder:rbac:groups=addons.nodeboot.dev,resources=firstbootaddons;firstbootaddons/status,verbs=get;list;watch;update;patch
+// Least privilege: FirstBootAddons are only read, and only their status is
+// written (a merge patch); ConfigMaps and Secrets are only read.
+//
+// +kubebuilder:rbac:groups=addons.nodeboot.dev,resources=firstbootaddons,verbs=get;list;watch
+// +kubebuilder:rbac:groups=addons.nodeboot.dev,resources=firstbootaddons/status,verbs=get;patch
 // +kubebuilder:rbac:groups=cluster.x-k8s.io,resources=clusters,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=configmaps;secrets,verbs=get;list;watch
 

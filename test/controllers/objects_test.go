@@ -106,6 +106,8 @@ type clusterOptions struct {
 	initialized bool
 	certs       bool // pre-create the fixed certificates
 	kubeconfig  bool // a kubeconfig Secret pointing at envtest: the workload cluster
+	labels      map[string]string
+	network     clusterv1.ClusterNetwork
 }
 
 // createCluster creates test-cluster in ns with provisioned infrastructure.
@@ -113,8 +115,9 @@ func createCluster(t testing.TB, ns string, o clusterOptions) *clusterv1.Cluster
 	t.Helper()
 	ctx := context.Background()
 	c := &clusterv1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: clusterName, Namespace: ns},
+		ObjectMeta: metav1.ObjectMeta{Name: clusterName, Namespace: ns, Labels: o.labels},
 		Spec: clusterv1.ClusterSpec{
+			ClusterNetwork:       o.network,
 			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.100", Port: 6443},
 			InfrastructureRef:    clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "DockerCluster", Name: clusterName},
 		},

@@ -44,8 +44,10 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/yaml"
 
+	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
+	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	_ "github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/internal/testenv"
 )
@@ -66,7 +68,7 @@ var (
 )
 
 func init() {
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme, addonsv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			panic(err)
 		}
@@ -112,7 +114,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// startEnv starts the shared API server once, with Cluster API's CRDs.
+// startEnv starts the shared API server once, with Cluster API's CRDs and
+// nodeboot's FirstBootAddon CRD.
 func startEnv(t testing.TB) {
 	t.Helper()
 	envOnce.Do(func() {
@@ -122,6 +125,12 @@ func startEnv(t testing.TB) {
 			envErr = err
 			return
 		}
+		own, err := addonCRDs()
+		if err != nil {
+			envErr = err
+			return
+		}
+		crds = append(crds, own...)
 		env = &envtest.Environment{
 			CRDInstallOptions:     envtest.CRDInstallOptions{CRDs: crds},
 			ErrorIfCRDPathMissing: true,
@@ -173,6 +182,28 @@ func capiCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return crds, nil
 }
 
+// addonCRDs loads the generated FirstBootAddon CRD from config/crd/addons,
+// the file the release manifests ship.
+func addonCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	files, err := filepath.Glob(filepath.Join(testenv.ModuleRoot(), "config", "crd", "addons", "addons.nodeboot.dev_*.yaml"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no FirstBootAddon CRD in config/crd/addons")
+	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := yaml.UnmarshalStrict(raw, crd); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		crds = append(crds, crd)
+	}
+	return crds, nil
+}
+
 // provider selects the reconciler a manager runs.
 type provider string
 
@@ -191,6 +222,11 @@ type managerOptions struct {
 	// wrapRemote intercepts workload-cluster clients.
 	wrapRemote func(client.Client) client.Client
 	extensions []controllersExtension
+	// addons links first-boot add-ons as cmd/manager does: the add-on
+	// extension (after extensions) reading through the manager's client,
+	// and the FirstBootAddon reconciler reading workload clusters through
+	// the ClusterCache. nodeboot only.
+	addons *addonsctrl.ExtensionOptions
 }
 
 // startManager runs a manager with one KubeadmConfig reconciler until the
@@ -247,9 +283,17 @@ func startManager(t testing.TB, o managerOptions) (stop func()) {
 	opts := controller.Options{MaxConcurrentReconciles: o.concurrency}
 	switch o.provider {
 	case nodeboot:
+		extensions := o.extensions
+		if o.addons != nil {
+			extensions = append(extensions, addonsctrl.NewExtension(mgr.GetClient(), *o.addons))
+			err = (&addonsctrl.FirstBootAddonReconciler{Client: mgr.GetClient(), Workloads: cc}).SetupWithManager(mgr, opts)
+			if err != nil {
+				t.Fatalf("setup FirstBootAddon reconciler: %v", err)
+			}
+		}
 		err = (&controllers.Reconciler{
 			Client: mgr.GetClient(), SecretCachingClient: secretCachingClient, APIReader: mgr.GetAPIReader(),
-			ClusterCache: cc, TokenTTL: o.tokenTTL, Extensions: o.extensions,
+			ClusterCache: cc, TokenTTL: o.tokenTTL, Extensions: extensions,
 		}).SetupWithManager(ctx, mgr, opts)
 	case oracle:
 		err = (&cabpk.Reconciler{

@@ -1,0 +1,85 @@
+package main
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	bootstrapv1beta1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta1"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/controllers/clustercache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/controllers"
+	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
+)
+
+// Defaults of the add-on flags: EC2's 16 KiB raw user-data limit, and gzip
+// where the format allows it, so an init node with a CNI and NodeLocal
+// DNSCache fits.
+const (
+	defaultAddonsMaxBytes = 16384
+	defaultAddonsCompress = true
+)
+
+// newScheme registers every API the manager reads or writes: core, CRDs (for
+// the CRD migrator), Cluster API, the kubeadm bootstrap API in both served
+// versions, and nodeboot's FirstBootAddon.
+func newScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme,
+		bootstrapv1beta1.AddToScheme, bootstrapv1.AddToScheme, addonsv1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, err
+		}
+	}
+	return scheme, nil
+}
+
+// clients are what the reconcilers read and write the management cluster
+// and the workload clusters with.
+type clients struct {
+	// client is the manager's client: cached reads, except Secrets and
+	// ConfigMaps, which are read live (setup.ManagerClientOptions).
+	client              client.Client
+	secretCachingClient client.Client
+	apiReader           client.Reader
+	clusterCache        clustercache.ClusterCache
+}
+
+// reconcilers are the manager's controllers, built but not yet registered.
+type reconcilers struct {
+	kubeadmConfig  *controllers.Reconciler
+	firstBootAddon *addonsctrl.FirstBootAddonReconciler
+}
+
+// newReconcilers links first-boot add-ons into the KubeadmConfig reconciler:
+// the add-on Extension reads FirstBootAddons (and their ConfigMap or Secret
+// sources) through the manager's client on every build, so a Cluster no
+// add-on selects keeps CABPK's exact bytes. The FirstBootAddonReconciler
+// reports per Cluster what the init node recorded, reading workload clusters
+// through the ClusterCache.
+func newReconcilers(c clients, o *options) reconcilers {
+	ext := addonsctrl.NewExtension(c.client, addonsctrl.ExtensionOptions{
+		MaxBytes: o.addonsMaxBytes,
+		Compress: o.addonsCompress,
+	})
+	return reconcilers{
+		kubeadmConfig: &controllers.Reconciler{
+			Client:              c.client,
+			SecretCachingClient: c.secretCachingClient,
+			APIReader:           c.apiReader,
+			ClusterCache:        c.clusterCache,
+			WatchFilterValue:    o.watchFilter,
+			TokenTTL:            o.tokenTTL,
+			Extensions:          []controllers.Extension{ext},
+		},
+		firstBootAddon: &addonsctrl.FirstBootAddonReconciler{
+			Client:    c.client,
+			Workloads: c.clusterCache,
+		},
+	}
+}
