@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/cluster-api/feature"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 )
 
 var kubeadmConfigGK = bootstrapv1.GroupVersion.WithKind("KubeadmConfig").GroupKind()
@@ -63,4 +64,19 @@ func (r *Reconciler) clusterToConfigs(ctx context.Context, o client.Object) []ct
 		}
 	}
 	return out
+}
+
+// extensionToConfigs re-reconciles the KubeadmConfigs of every Cluster an
+// extension's object affects, so fixing, say, a broken add-on does not wait
+// for the next resync.
+func (r *Reconciler) extensionToConfigs(w WatchingExtension) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []ctrl.Request {
+		var out []ctrl.Request
+		for _, key := range w.ClustersFor(ctx, o) {
+			cluster := &clusterv1.Cluster{}
+			cluster.Namespace, cluster.Name = key.Namespace, key.Name
+			out = append(out, r.clusterToConfigs(ctx, cluster)...)
+		}
+		return out
+	}
 }

@@ -43,6 +43,17 @@ type Extension interface {
 	MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, config *bootstrapv1.KubeadmConfig, result *bootstrap.Result) error
 }
 
+// WatchingExtension is an Extension whose input lives in objects of its own
+// kind: a change to one re-reconciles the KubeadmConfigs of the Clusters it
+// affects, so a corrected input does not wait for the next resync.
+type WatchingExtension interface {
+	Extension
+	// WatchedObject is an empty object of the kind to watch.
+	WatchedObject() client.Object
+	// ClustersFor names the Clusters whose bootstrap data obj affects.
+	ClustersFor(ctx context.Context, obj client.Object) []client.ObjectKey
+}
+
 // Reconciler reconciles KubeadmConfig objects owned by Machines and
 // MachinePools into bootstrap data Secrets.
 //
@@ -127,6 +138,11 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		predicates.ClusterPausedTransitionsOrInfrastructureProvisioned(mgr.GetScheme(), log),
 		predicates.ResourceHasFilterLabel(mgr.GetScheme(), log, r.WatchFilterValue),
 	).WatchesRawSource(r.ClusterCache.GetClusterSource("kubeadmconfig", r.clusterToConfigs))
+	for _, e := range r.Extensions {
+		if w, ok := e.(WatchingExtension); ok {
+			b = b.Watches(w.WatchedObject(), handler.EnqueueRequestsFromMapFunc(r.extensionToConfigs(w)))
+		}
+	}
 	if err := b.Complete(ctx, r); err != nil {
 		return fmt.Errorf("set up kubeadmconfig controller: %w", err)
 	}

@@ -220,6 +220,23 @@ func TestAddons(t *testing.T) {
 			return c != nil && c.Status == metav1.ConditionFalse && c.Reason == addonsv1.UnknownBuiltinReason &&
 				c.Message == `spec.builtin.name: Unsupported value: "calico": supported values: "flannel", "nodelocaldns"`, nil
 		})
+		// Fixing the add-on re-reconciles the stuck config at once (the
+		// controller watches FirstBootAddons), not at the next resync.
+		a := &addonsv1.FirstBootAddon{}
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: invalid, Name: "calico"}, a); err != nil {
+			t.Fatal(err)
+		}
+		a.Spec.Builtin = &addonsv1.BuiltinSource{Name: addonsv1.BuiltinFlannel}
+		if err := k8s.Update(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 30*time.Second, "bootstrap data once the add-on is fixed", func() (bool, error) {
+			_, err := getSecret(ctx, invalid, "cp-0")
+			if apierrors.IsNotFound(err) {
+				return false, nil
+			}
+			return err == nil, err
+		})
 	})
 }
 
