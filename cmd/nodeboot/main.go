@@ -9,6 +9,7 @@ import (
 	"os"
 
 	_ "github.com/nodeboot/nodeboot/cloudinit"
+	_ "github.com/nodeboot/nodeboot/ignition"
 )
 
 const usage = `nodeboot renders node bootstrap data offline.
@@ -19,6 +20,9 @@ Usage:
   Without -f it renders an embedded example (a first control-plane node).
   FILE is multi-document YAML: the Cluster, the Machine or MachinePool, the
   KubeadmConfig and the Secrets it uses, as kubectl get -o yaml prints them.
+  The KubeadmConfig's spec.format picks cloud-config or Ignition; the
+  annotation nodeboot.dev/ignition-version (3.3.0, 3.4.0, 3.5.0) picks native
+  Ignition v3, nodeboot.dev/cloud-init-corrections: "true" corrected cloud-config.
 `
 
 func main() {

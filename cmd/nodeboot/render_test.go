@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,4 +161,34 @@ func TestUsage(t *testing.T) {
 	require.Equal(t, 2, run(nil, nil, &stdout, &stderr))
 	require.Equal(t, 2, run([]string{"bogus"}, nil, &stdout, &stderr))
 	require.Equal(t, 2, run([]string{"render", "--bogus"}, nil, &stdout, &stderr))
+}
+
+// TestRenderIgnitionDialects: the CLI renders CABPK's Ignition 2.3 for
+// format: ignition, and native Ignition v3 when the annotation asks for it.
+func TestRenderIgnitionDialects(t *testing.T) {
+	for _, v := range testenv.Vectors(t, "ign-") {
+		t.Run(filepath.Base(v), func(t *testing.T) {
+			dir := t.TempDir()
+			var stdout, stderr bytes.Buffer
+			require.Equal(t, 0, run([]string{"render", "-f", filepath.Join(v, "input.yaml"), "-o", dir}, nil, &stdout, &stderr), stderr.String())
+			for _, name := range []string{"bootstrap-data", "format"} {
+				want, err := os.ReadFile(filepath.Join(v, name))
+				require.NoError(t, err)
+				got, err := os.ReadFile(filepath.Join(dir, name))
+				require.NoError(t, err)
+				require.Equal(t, string(want), string(got))
+			}
+		})
+	}
+	input, err := os.ReadFile(filepath.Join(testenv.VectorsDir(t), "ign-init-minimal-v1.33", "input.yaml"))
+	require.NoError(t, err)
+	annotated := strings.Replace(string(input), "kind: KubeadmConfig\nmetadata:\n", "kind: KubeadmConfig\nmetadata:\n  annotations:\n    nodeboot.dev/ignition-version: 3.4.0\n", 1)
+	require.NotEqual(t, string(input), annotated)
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, 0, run([]string{"render", "-f", "-"}, strings.NewReader(annotated), &stdout, &stderr), stderr.String())
+	var cfg struct {
+		Ignition struct{ Version string } `json:"ignition"`
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &cfg))
+	require.Equal(t, "3.4.0", cfg.Ignition.Version)
 }
