@@ -1,0 +1,160 @@
+package cloudinit
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// The cloud-config modules after runcmd, in CABPK's order and layout (see
+// the rules at the top of emit.go).
+
+func (e *emitter) ntp(n *provisioning.NTP) {
+	if n == nil {
+		return
+	}
+	e.buf.WriteString("\nntp:\n  ")
+	if n.Enabled != nil {
+		e.s("enabled: ", strconv.FormatBool(*n.Enabled), "\n  ")
+	}
+	e.buf.WriteString("servers:")
+	for _, s := range n.Servers {
+		e.s("\n    - ", s)
+	}
+}
+
+func (e *emitter) users(us []provisioning.User) {
+	if len(us) == 0 {
+		return
+	}
+	e.buf.WriteString("\nusers:")
+	for i := range us {
+		u := &us[i]
+		e.s("\n  - name: ", u.Name)
+		e.opt("passwd", u.Passwd)
+		e.opt("gecos", u.Gecos)
+		e.opt("groups", u.Groups)
+		e.opt("homedir", u.HomeDir)
+		if u.Inactive != nil {
+			switch {
+			case !e.corrections:
+				e.s("\n    inactive: ", strconv.FormatBool(*u.Inactive))
+			case *u.Inactive:
+				// cloud-init ignores a boolean inactive; an expiry date in the
+				// past is what keeps the account from logging in.
+				e.buf.WriteString("\n    expiredate: '" + inactiveExpireDate + "'")
+			}
+		}
+		e.optBool("lock_passwd", u.LockPassword)
+		e.opt("shell", u.Shell)
+		e.opt("primary_group", u.PrimaryGroup)
+		e.opt("sudo", u.Sudo)
+		if len(u.SSHAuthorizedKeys) > 0 {
+			e.buf.WriteString("\n    ssh_authorized_keys:")
+			for _, k := range u.SSHAuthorizedKeys {
+				e.s("\n      - ", k)
+			}
+		}
+	}
+}
+
+func (e *emitter) opt(key, v string) {
+	if v != "" {
+		e.s("\n    ", key, ": ", v)
+	}
+}
+
+func (e *emitter) optBool(key string, v *bool) {
+	if v != nil {
+		e.s("\n    ", key, ": ", strconv.FormatBool(*v))
+	}
+}
+
+func (e *emitter) disks(d *provisioning.DiskSetup) {
+	if d == nil {
+		return
+	}
+	e.buf.WriteString("\ndisk_setup:")
+	for i := range d.Partitions {
+		p := &d.Partitions[i]
+		e.s("\n  ", p.Device, ":")
+		if p.TableType != "" {
+			e.s("\n    table_type: ", p.TableType)
+		}
+		switch {
+		case len(p.DiskLayout) > 0:
+			e.buf.WriteString("\n    layout:")
+			for _, s := range p.DiskLayout {
+				pct := strconv.Itoa(int(s.Percentage))
+				if s.PartitionType != "" {
+					e.s("\n      - [", pct, ", ", partitionTypeCode(s.PartitionType), "]")
+				} else {
+					e.s("\n      - ", pct)
+				}
+			}
+		case p.Layout != nil:
+			e.s("\n    layout: ", strconv.FormatBool(*p.Layout))
+		case e.corrections:
+			// An unset layout means "do not partition" in CABPK's API.
+			e.buf.WriteString("\n    layout: false")
+		default:
+			e.buf.WriteString("\n    layout: <nil>")
+		}
+		if p.Overwrite != nil {
+			e.s("\n    overwrite: ", strconv.FormatBool(*p.Overwrite))
+		}
+	}
+	e.buf.WriteString("\nfs_setup:")
+	for i := range d.Filesystems {
+		f := &d.Filesystems[i]
+		e.s("\n  - label: ", f.Label, "\n    filesystem: ", f.Filesystem, "\n    device: ", f.Device)
+		e.opt("partition", f.Partition)
+		e.optBool("overwrite", f.Overwrite)
+		e.opt("replace_fs", f.ReplaceFS)
+		if len(f.ExtraOpts) > 0 {
+			e.buf.WriteString("\n    extra_opts:")
+			for _, o := range f.ExtraOpts {
+				e.s("\n      - ", o)
+			}
+		}
+	}
+}
+
+func (e *emitter) mounts(ms []provisioning.Mount) {
+	if len(ms) == 0 {
+		return
+	}
+	e.buf.WriteString("\nmounts:")
+	for _, m := range ms {
+		e.buf.WriteString("\n  - ")
+		for _, v := range m {
+			if e.corrections && !plainString(v) {
+				v = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+			}
+			e.s("- ", v, "\n    ")
+		}
+	}
+}
+
+// partitionTypeCode maps CABPK's partition type names to the MBR type codes
+// cloud-init expects and passes any other value through unchanged.
+func partitionTypeCode(t string) string {
+	switch t {
+	case "Linux":
+		return "83"
+	case "LinuxSwap":
+		return "82"
+	case "LinuxRAID":
+		return "fd"
+	case "LVM":
+		return "8e"
+	case "Fat32":
+		return "0c"
+	case "NTFS":
+		return "07"
+	case "LinuxExtended":
+		return "85"
+	}
+	return t
+}
