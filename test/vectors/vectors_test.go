@@ -11,17 +11,24 @@ import (
 	"github.com/stretchr/testify/require"
 
 	_ "github.com/nodeboot/nodeboot/cloudinit"
+	_ "github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/internal/testenv"
 )
 
-func TestCloudConfigVectors(t *testing.T) {
-	for _, dir := range testenv.Vectors(t, "cc-") {
+// TestVectors renders every vector — cloud-config and CABPK's Ignition 2.3
+// alike, with no nodeboot annotation — and compares bytes with CABPK's.
+func TestVectors(t *testing.T) {
+	dirs := append(testenv.Vectors(t, "cc-"), testenv.Vectors(t, "ign-")...)
+	require.Len(t, dirs, 20)
+	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join(dir, "bootstrap-data"))
 			require.NoError(t, err)
 			wantFormat, err := os.ReadFile(filepath.Join(dir, "format"))
 			require.NoError(t, err)
-			out, err := testenv.BuildVector(t, dir).Render()
+			res := testenv.BuildVector(t, dir)
+			require.Equal(t, "", res.Options.Version, "vectors use the default dialect")
+			out, err := res.Render()
 			require.NoError(t, err)
 			require.Equal(t, string(wantFormat), out.Format)
 			if !bytes.Equal(want, out.Data) {
