@@ -19,7 +19,7 @@ import (
 // alike, with no nodeboot annotation — and compares bytes with CABPK's.
 func TestVectors(t *testing.T) {
 	dirs := append(testenv.Vectors(t, "cc-"), testenv.Vectors(t, "ign-")...)
-	require.Len(t, dirs, 20)
+	require.GreaterOrEqual(t, len(dirs), 20, "all 20 reference vectors")
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join(dir, "bootstrap-data"))
