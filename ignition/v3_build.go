@@ -26,10 +26,14 @@ const (
 	bootcmdUnit     = "nodeboot-bootcmd.service"
 	// doneStamp lives on the persistent root: the sentinel is under /run and
 	// vanishes at reboot, the stamp keeps the bootstrap from running twice.
-	doneStamp      = "/var/lib/nodeboot/bootstrap.done"
-	sudoersDir     = "/etc/sudoers.d/"
-	timesyncdConf  = "/etc/systemd/timesyncd.conf.d/10-nodeboot.conf"
-	timesyncdUnit  = "systemd-timesyncd.service"
+	doneStamp     = "/var/lib/nodeboot/bootstrap.done"
+	sudoersDir    = "/etc/sudoers.d/"
+	timesyncdConf = "/etc/systemd/timesyncd.conf.d/10-nodeboot.conf"
+	timesyncdUnit = "systemd-timesyncd.service"
+	chronyConf    = "/etc/chrony.conf"
+	chronydUnit   = "chronyd.service"
+	// chronyDefaults are Fedora's chrony.conf settings other than the sources.
+	chronyDefaults = "driftfile /var/lib/chrony/drift\nmakestep 1.0 3\nrtcsync\nlogdir /var/log/chrony\n"
 	inactiveExpiry = "1" // days since the epoch: an account that expired in 1970.
 )
 
@@ -196,19 +200,29 @@ func generated(path string, mode int, content string) types.File {
 	}
 }
 
-// ntp configures systemd-timesyncd, the time client of Flatcar and of
-// Fedora CoreOS's systemd; enabled: false disables it.
+// ntp configures the time client of both image families Ignition v3 boots:
+// systemd-timesyncd (Flatcar's default) through a drop-in, and chronyd
+// (Fedora CoreOS's) through /etc/chrony.conf, which FCOS documents replacing
+// whole. Each distribution keeps its own client enabled; the other file is
+// inert there. enabled: false disables both clients.
 func (b *v3Builder) ntp() {
 	n := b.plan.NTP
 	if n == nil {
 		return
 	}
 	if n.Enabled != nil && !*n.Enabled {
-		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, types.Unit{Name: timesyncdUnit, Enabled: ptrTo(false)})
+		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units,
+			types.Unit{Name: timesyncdUnit, Enabled: ptrTo(false)}, types.Unit{Name: chronydUnit, Enabled: ptrTo(false)})
 		return
 	}
-	if len(n.Servers) > 0 {
-		b.cfg.Storage.Files = append(b.cfg.Storage.Files, generated(timesyncdConf, 0o644, "[Time]\nNTP="+strings.Join(n.Servers, " ")+"\n"))
+	if len(n.Servers) == 0 {
+		return
 	}
-	b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, types.Unit{Name: timesyncdUnit, Enabled: ptrTo(true)})
+	b.cfg.Storage.Files = append(b.cfg.Storage.Files, generated(timesyncdConf, 0o644, "[Time]\nNTP="+strings.Join(n.Servers, " ")+"\n"))
+	var chrony strings.Builder
+	for _, s := range n.Servers {
+		chrony.WriteString("server " + s + " iburst\n")
+	}
+	chrony.WriteString(chronyDefaults)
+	b.cfg.Storage.Files = append(b.cfg.Storage.Files, generated(chronyConf, 0o644, chrony.String()))
 }

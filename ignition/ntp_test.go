@@ -1,0 +1,47 @@
+package ignition_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	v34 "github.com/coreos/ignition/v2/config/v3_4"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// TestV3NTPConfiguresBothClients: Flatcar runs systemd-timesyncd, Fedora
+// CoreOS chronyd; servers reach whichever the image runs, and enabled: false
+// turns both off.
+func TestV3NTPConfiguresBothClients(t *testing.T) {
+	p := basePlan()
+	p.NTP = &provisioning.NTP{Servers: []string{"time1.example.com", "time2.example.com"}}
+	cfg, _, err := v34.Parse(render(t, p, provisioning.Options{Version: "3.4.0"}).Data)
+	require.NoError(t, err)
+	files := map[string]string{}
+	for _, f := range cfg.Storage.Files {
+		if f.Contents.Source != nil {
+			data, err := url.PathUnescape(strings.TrimPrefix(*f.Contents.Source, "data:,"))
+			require.NoError(t, err)
+			files[f.Path] = data
+		}
+	}
+	require.Equal(t, "[Time]\nNTP=time1.example.com time2.example.com\n", files["/etc/systemd/timesyncd.conf.d/10-nodeboot.conf"])
+	chrony := strings.Split(files["/etc/chrony.conf"], "\n")
+	require.Equal(t, []string{"server time1.example.com iburst", "server time2.example.com iburst"}, chrony[:2])
+
+	p.NTP.Enabled = new(bool)
+	cfg, _, err = v34.Parse(render(t, p, provisioning.Options{Version: "3.4.0"}).Data)
+	require.NoError(t, err)
+	disabled := map[string]bool{}
+	for _, u := range cfg.Systemd.Units {
+		if u.Enabled != nil && !*u.Enabled {
+			disabled[u.Name] = true
+		}
+	}
+	require.Equal(t, map[string]bool{"systemd-timesyncd.service": true, "chronyd.service": true}, disabled)
+	for _, f := range cfg.Storage.Files {
+		require.NotContains(t, []string{"/etc/chrony.conf", "/etc/systemd/timesyncd.conf.d/10-nodeboot.conf"}, f.Path)
+	}
+}
