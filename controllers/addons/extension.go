@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -78,6 +79,10 @@ func (e *Extension) MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, 
 		list = append(list, *a)
 	}
 	if err := addons.Contribute(result.Plan, list, e.opts.Addons); err != nil {
+		var ps provisioning.Problems
+		if errors.As(err, &ps) {
+			return reconcile.TerminalError(contributeProblems(ps, list))
+		}
 		return reconcile.TerminalError(fmt.Errorf("KubeadmConfig %s/%s: %w", config.Namespace, config.Name, err))
 	}
 	if e.opts.MaxBytes > 0 && (result.Options.MaxBytes == 0 || e.opts.MaxBytes < result.Options.MaxBytes) {
@@ -115,4 +120,35 @@ func classify(err error) error {
 		return reconcile.TerminalError(err)
 	}
 	return err
+}
+
+// addonFields maps the fields addons.Validate names on an Addon to the
+// FirstBootAddon fields they come from.
+var addonFields = map[string]string{
+	"name": "metadata.name", "version": "spec.builtin.version", "order": "spec.order",
+	"url": "spec.url.url", "sha256": "spec.url.sha256", "manifest": "spec.manifests",
+}
+
+// contributeProblems turns what addons.Contribute rejected into an
+// *bootstrap.InvalidError naming each FirstBootAddon and its field, so the
+// KubeadmConfig gets a condition that points at the add-on to fix.
+func contributeProblems(ps provisioning.Problems, list []addons.Addon) error {
+	invalid := &bootstrap.InvalidError{}
+	for _, p := range ps.Errors() {
+		op := bootstrap.ObjectProblem{Object: "FirstBootAddon", Problem: p}
+		for _, a := range list {
+			if field, ok := strings.CutPrefix(p.Path, a.Origin+"."); ok && a.Origin != "" {
+				op.Object, op.Path = a.Origin, addonFields[field]
+				if op.Path == "" {
+					op.Path = "spec"
+				}
+				if field == "version" && a.URL != "" {
+					op.Path = "spec.url.version"
+				}
+				break
+			}
+		}
+		invalid.Problems = append(invalid.Problems, op)
+	}
+	return invalid
 }

@@ -182,6 +182,16 @@ func TestMutatePlanErrors(t *testing.T) {
 			Path: "spec.builtin.name", Message: `Unsupported value: "calico": supported values: "flannel", "nodelocaldns"`,
 		}}}, invalid.Problems)
 	})
+	t.Run("a name the node cannot use names the add-on's field", func(t *testing.T) {
+		a := builtinAddon("bad.name", addonsv1.BuiltinFlannel, 0)
+		_, err := buildWith(t, NewExtension(fakeClient(t, a), ExtensionOptions{}), vectorInputCopy(in))
+		require.True(t, errors.Is(err, reconcile.TerminalError(nil)))
+		var invalid *bootstrap.InvalidError
+		require.True(t, errors.As(err, &invalid), "%v", err)
+		require.Len(t, invalid.Problems, 1)
+		require.Equal(t, "FirstBootAddon default/bad.name", invalid.Problems[0].Object)
+		require.Equal(t, "metadata.name", invalid.Problems[0].Path)
+	})
 	t.Run("flannel without pod CIDR names the Cluster field", func(t *testing.T) {
 		c := vectorInputCopy(in)
 		c.Cluster.Spec.ClusterNetwork.Pods.CIDRBlocks = nil
