@@ -24,7 +24,7 @@ import (
 // initInputs builds, from the all-features init vector, the Plan nodeboot
 // renders and the input CABPK's pkg/cloudinit renders, and checks both give
 // the vector's bytes, so the benchmark compares equal work.
-func initInputs(b *testing.B) (*provisioning.Plan, *cabpkcloudinit.ControlPlaneInput) {
+func initInputs(b testing.TB) (*provisioning.Plan, *cabpkcloudinit.ControlPlaneInput) {
 	dir := filepath.Join(testenv.VectorsDir(b), "cc-init-all-features-v1.35")
 	f, err := os.Open(filepath.Join(dir, "input.yaml"))
 	require.NoError(b, err)
@@ -96,3 +96,7 @@ func BenchmarkRenderInitControlPlane(b *testing.B) {
 		}
 	})
 }
+
+// TestBenchmarkInputs keeps the benchmark honest in every test run: both
+// renderers' inputs must still reproduce the reference vector.
+func TestBenchmarkInputs(t *testing.T) { initInputs(t) }
