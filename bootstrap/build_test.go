@@ -84,3 +84,22 @@ func TestInvalidErrorNamesObjectAndField(t *testing.T) {
 	require.Equal(t, "Machine default/cc-join-worker-minimal-v1.33", invalid.Problems[0].Object)
 	require.Equal(t, "spec.version", invalid.Problems[0].Path)
 }
+
+// TestMissingSecretIsMarked: a problem that is only a Secret not existing yet
+// says which Secret, so a controller waits instead of failing the input.
+func TestMissingSecretIsMarked(t *testing.T) {
+	in := vector(t, "cc-join-worker-contentfrom-passwdfrom-v1.34")
+	in.Secrets = bootstrap.SecretMap{} // neither the CA nor the referenced Secrets exist
+	_, err := bootstrap.Build(context.Background(), *in)
+	var invalid *bootstrap.InvalidError
+	require.ErrorAs(t, err, &invalid)
+	for _, p := range invalid.Problems {
+		require.NotEmpty(t, p.MissingSecret, "%s: %s", p.Object, p.Path)
+	}
+
+	in = vector(t, "cc-join-worker-minimal-v1.33")
+	in.Machine.Spec.Version = "bogus"
+	_, err = bootstrap.Build(context.Background(), *in)
+	require.ErrorAs(t, err, &invalid)
+	require.Empty(t, invalid.Problems[0].MissingSecret, "an invalid version is not a missing Secret")
+}

@@ -19,7 +19,7 @@ func (b *builder) lookupCertificates(ctx context.Context, generate bool) error {
 		data, err := b.in.Secrets.SecretData(ctx, ns, name)
 		if errors.Is(err, ErrSecretNotFound) {
 			if c.External {
-				b.ps.errorf("Secret "+ns+"/"+name, "data", "external etcd certificate Secret not found")
+				b.ps.missingSecret("Secret "+ns+"/"+name, "data", ns+"/"+name, "external etcd certificate Secret not found")
 			}
 			continue
 		}
@@ -45,10 +45,11 @@ func (b *builder) lookupCertificates(ctx context.Context, generate bool) error {
 func (b *builder) ensureCertificates() {
 	ns, cluster := b.in.Cluster.Namespace, b.in.Cluster.Name
 	for _, c := range b.certs {
-		obj := "Secret " + ns + "/" + secret.Name(cluster, c.Purpose)
+		ref := ns + "/" + secret.Name(cluster, c.Purpose)
+		obj := "Secret " + ref
 		switch {
 		case c.KeyPair == nil:
-			b.ps.errorf(obj, "data", "certificate Secret not found; a joining node needs it")
+			b.ps.missingSecret(obj, "data", ref, "certificate Secret not found; a joining node needs it")
 		case len(c.KeyPair.Cert) == 0:
 			b.ps.errorf(obj, "data["+secret.TLSCrtDataName+"]", "empty")
 		case !c.External && len(c.KeyPair.Key) == 0:

@@ -26,6 +26,10 @@ type ObjectProblem struct {
 	// Object is "Kind namespace/name".
 	Object string
 	provisioning.Problem
+	// MissingSecret is "namespace/name" when the problem is only that this
+	// Secret does not exist (yet): a controller may wait for it rather than
+	// treat the input as invalid.
+	MissingSecret string
 }
 
 // InvalidError reports input that can never render, one problem per field.
@@ -56,6 +60,12 @@ func (ps *problems) errorf(object, path, format string, args ...any) {
 	var p provisioning.Problems
 	p.Errorf(path, format, args...)
 	ps.add(object, p)
+}
+
+// missingSecret records that Secret namespace/name does not exist.
+func (ps *problems) missingSecret(object, path, secretRef, format string, args ...any) {
+	ps.errorf(object, path, format, args...)
+	ps.list[len(ps.list)-1].MissingSecret = secretRef
 }
 
 func (ps *problems) err() error {

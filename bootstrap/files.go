@@ -84,7 +84,7 @@ func (b *builder) secretKey(ctx context.Context, name, key, path string) (string
 	ns := b.in.Config.Namespace
 	data, err := b.in.Secrets.SecretData(ctx, ns, name)
 	if errors.Is(err, ErrSecretNotFound) {
-		b.ps.errorf(b.in.configRef(), path+".name", "Secret %s/%s not found", ns, name)
+		b.ps.missingSecret(b.in.configRef(), path+".name", ns+"/"+name, "Secret %s/%s not found", ns, name)
 		return "", nil
 	}
 	if err != nil {

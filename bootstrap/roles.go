@@ -39,7 +39,8 @@ func (b *builder) initControlPlane(ctx context.Context) error {
 		// CAs (the CLI) must supply them, or the node gets CAs nobody else has.
 		for _, c := range b.certs {
 			if c.KeyPair == nil && !c.External {
-				b.ps.errorf("Secret "+b.in.Cluster.Namespace+"/"+secret.Name(b.in.Cluster.Name, c.Purpose), "data",
+				ref := b.in.Cluster.Namespace + "/" + secret.Name(b.in.Cluster.Name, c.Purpose)
+				b.ps.missingSecret("Secret "+ref, "data", ref,
 					"not found; the first control-plane node needs the cluster's %s certificate", c.Purpose)
 			}
 		}

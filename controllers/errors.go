@@ -85,19 +85,14 @@ func describe(s *scope, ps []bootstrap.ObjectProblem) string {
 	return strings.Join(lines, "; ")
 }
 
-// onlyMissingSecrets tells whether every problem is about a Secret this
-// reconciliation found missing: on the Secret itself (certificates) or a
-// reference to it ("Secret ns/name not found").
+// onlyMissingSecrets tells whether every problem is only that a Secret this
+// reconciliation looked up does not exist yet, which CABPK retries.
 func onlyMissingSecrets(invalid *bootstrap.InvalidError, secrets *secretGetter) bool {
 	if secrets == nil || len(invalid.Problems) == 0 {
 		return false
 	}
 	for _, p := range invalid.Problems {
-		name := strings.TrimPrefix(p.Object, "Secret ")
-		if name == p.Object {
-			name, _, _ = strings.Cut(strings.TrimPrefix(p.Message, "Secret "), " ")
-		}
-		if !secrets.wasMissing(name) {
+		if p.MissingSecret == "" || !secrets.wasMissing(p.MissingSecret) {
 			return false
 		}
 	}
