@@ -85,8 +85,12 @@ func renderV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (*pro
 	if err != nil {
 		return nil, fmt.Errorf("marshal Ignition %s config: %w", d.version, err)
 	}
-	if _, r, err := d.parseCompatible(data); err != nil || r.IsFatal() {
-		return nil, fmt.Errorf("%w: %v %s", ErrInvalidOutput, err, r.String())
+	// The generated config was validated when checkV3 read it back; only a
+	// merge with the user's config makes something new to validate.
+	if len(opts.AdditionalConfig) > 0 {
+		if _, r, err := d.parseCompatible(data); err != nil || r.IsFatal() {
+			return nil, fmt.Errorf("%w: %v %s", ErrInvalidOutput, err, r.String())
+		}
 	}
 	out := &provisioning.Output{Data: data, Format: Format, Warnings: ps.Warnings(), Sizes: v3Sizes(data)}
 	if opts.Compress || (opts.MaxBytes > 0 && len(data) > opts.MaxBytes) {
