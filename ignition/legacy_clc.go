@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	ctypes "github.com/flatcar/container-linux-config-transpiler/config/types"
@@ -155,7 +156,7 @@ func (b *legacyBuilder) user(i int, u *provisioning.User) {
 		out.Shell = b.plain(pp("shell"), u.Shell)
 	}
 	if u.Passwd != "" {
-		out.PasswordHash = b.plainPtr(pp("passwd"), u.Passwd)
+		out.PasswordHash = b.secretPtr(pp("passwd"), u.Passwd)
 	}
 	if u.PrimaryGroup != "" {
 		out.PrimaryGroup = b.plain(pp("primaryGroup"), u.PrimaryGroup)
@@ -214,27 +215,42 @@ func (b *legacyBuilder) generatedFile(pp, filePath string, mode int, content str
 }
 
 // plain reads v as CABPK's YAML does and reports when that changes it.
-func (b *legacyBuilder) plain(pp, v string) string {
+func (b *legacyBuilder) plain(pp, v string) string { return b.plainValue(pp, v, strconv.Quote(v)) }
+
+// plainValue is plain with the value shown as shown: "the value" for a
+// secret, whose text must never reach a condition or a log.
+func (b *legacyBuilder) plainValue(pp, v, shown string) string {
 	got, _, ok := plainScalar(v)
 	switch {
 	case !ok:
-		b.ps.Errorf(pp, "%q cannot be written as a plain YAML value, so the legacy %s layout cannot carry it", v, Format)
+		b.ps.Errorf(pp, "%s cannot be written as a plain YAML value, so the legacy %s layout cannot carry it", shown, Format)
 		return v
 	case got != v:
-		b.ps.Warnf(pp, "%q is read as %q by the legacy layout (a plain YAML value)", v, got)
+		if shown == strconv.Quote(v) {
+			b.ps.Warnf(pp, "%s is read as %q by the legacy layout (a plain YAML value)", shown, got)
+		} else {
+			b.ps.Warnf(pp, "%s is changed when read by the legacy layout (a plain YAML value)", shown)
+		}
 	}
 	return got
 }
 
 func (b *legacyBuilder) plainPtr(pp, v string) *string {
+	return b.plainValuePtr(pp, v, strconv.Quote(v))
+}
+
+// secretPtr is plainPtr for a password hash: problems never quote it.
+func (b *legacyBuilder) secretPtr(pp, v string) *string { return b.plainValuePtr(pp, v, "the value") }
+
+func (b *legacyBuilder) plainValuePtr(pp, v, shown string) *string {
 	if v == "" {
 		return nil
 	}
 	if _, null, ok := plainScalar(v); ok && null {
-		b.ps.Warnf(pp, "%q is read as null by the legacy layout (a plain YAML value) and dropped", v)
+		b.ps.Warnf(pp, "%s is read as null by the legacy layout (a plain YAML value) and dropped", shown)
 		return nil
 	}
-	s := b.plain(pp, v)
+	s := b.plainValue(pp, v, shown)
 	return &s
 }
 

@@ -126,3 +126,18 @@ func regexpQuote(s string) string {
 	}
 	return out
 }
+
+// TestLegacyNeverQuotesAPassword: a password hash the legacy layout cannot
+// carry is reported by field only; its text would reach a condition and logs.
+func TestLegacyNeverQuotesAPassword(t *testing.T) {
+	for _, hash := range []string{"{secret-hash", "x #secret-hash", "null"} {
+		p := basePlan()
+		p.Users = []provisioning.User{{Name: "u", Passwd: hash, LockPassword: ptr(false), Origin: "spec.users[0]"}}
+		ps := (&ignition.Renderer{}).Check(p, provisioning.Options{})
+		require.NotEmpty(t, ps, hash)
+		for _, pr := range ps {
+			require.NotContains(t, pr.Message, "secret-hash")
+			require.NotContains(t, pr.Message, `"null"`)
+		}
+	}
+}
