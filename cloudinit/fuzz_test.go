@@ -23,7 +23,11 @@ func FuzzRender(f *testing.F) {
 			Commands:     []provisioning.Command{{Phase: provisioning.PhasePre, Script: cmd}, {Phase: provisioning.PhaseBootstrap, Script: cmd}},
 			Sentinel:     "/run/done",
 		}
-		out, err := (&Renderer{}).Render(p, provisioning.Options{Corrections: corrections})
+		r := &Renderer{}
+		out, err := r.Render(p, provisioning.Options{Corrections: corrections})
+		if checkErr := r.Check(p, provisioning.Options{Corrections: corrections}).Err(); (checkErr == nil) != (err == nil) {
+			t.Fatalf("Check error %v, Render error %v", checkErr, err)
+		}
 		if err != nil {
 			return
 		}

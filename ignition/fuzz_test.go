@@ -36,8 +36,13 @@ func FuzzRenderIgnition(f *testing.F) {
 		}
 		for _, v := range ignition.Versions {
 			opts := provisioning.Options{Version: v, AdditionalConfig: []byte(additional), Strict: flags&1 != 0, Compress: flags&2 != 0 && v != ""}
-			_ = r.Check(p, opts)
-			_, _ = r.Render(p, opts)
+			checkErr := r.Check(p, opts).Err()
+			_, renderErr := r.Render(p, opts)
+			// Check is the promise Render keeps: it fails exactly when Check
+			// found an error (a size budget is not set here).
+			if (checkErr == nil) != (renderErr == nil) {
+				t.Fatalf("version %q: Check error %v, Render error %v", v, checkErr, renderErr)
+			}
 		}
 	})
 }

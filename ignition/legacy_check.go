@@ -28,7 +28,8 @@ func (b *legacyBuilder) checkUnsupported() {
 			provisioning.Unsupported(ps, legacyName, pp("encoding"), fmt.Sprintf("encoding %q", f.Encoding))
 		}
 		if f.Permissions == "" {
-			ps.Errorf(pp("permissions"), "must be set for the legacy %s layout (the transpiler refuses a file without a mode)", Format)
+			// The transpiler refuses a file without a mode, and so does CABPK.
+			provisioning.Unsupported(ps, legacyName, pp("permissions"), "a file without permissions")
 		}
 		if f.Append != nil && *f.Append {
 			ps.Warnf(pp("append"), "append is not supported by the legacy %s layout: the file is written whole, replacing what is there (CABPK's behaviour; use Ignition v3 to append)", Format)

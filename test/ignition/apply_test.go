@@ -103,7 +103,8 @@ func decoded(t *testing.T, f provisioning.File) []byte {
 }
 
 // checkApplied verifies the node against the Plan: every file with its
-// content, mode and owner; every user with groups, keys and sudo rule; the
+// content, mode and owner; every user with groups, password lock, keys and
+// sudo rule; the
 // units; the command script with the commands in Plan order.
 func checkApplied(t *testing.T, root string, p *provisioning.Plan) {
 	t.Helper()
@@ -148,6 +149,19 @@ func checkApplied(t *testing.T, root string, p *provisioning.Plan) {
 			keys, err := os.ReadFile(filepath.Join(root, home, ".ssh/authorized_keys.d/ignition"))
 			require.NoError(t, err)
 			require.Equal(t, strings.Join(u.SSHAuthorizedKeys, "\n")+"\n", string(keys))
+		}
+		for _, g := range strings.Split(u.Groups, ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				require.Contains(t, members(t, root, g), u.Name, "%s in group %s", u.Name, g)
+			}
+		}
+		if u.Passwd != "" {
+			hash := shadowHash(t, root, u.Name)
+			if u.LockPassword != nil && !*u.LockPassword {
+				require.Equal(t, u.Passwd, hash, "%s: usable password", u.Name)
+			} else {
+				require.Equal(t, "!"+u.Passwd, hash, "%s: locked password", u.Name)
+			}
 		}
 		if u.Sudo != "" {
 			rule, err := os.ReadFile(filepath.Join(root, "etc/sudoers.d", u.Name))
@@ -223,4 +237,33 @@ func TestV3VectorsApply(t *testing.T) {
 		require.Less(t, out.Sizes["total"], out.Sizes["uncompressed"])
 		checkApplied(t, apply(t, out.Data), res.Plan)
 	})
+}
+
+// members lists the users of group g in the root's /etc/group.
+func members(t *testing.T, root, g string) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "etc/group"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) == 4 && f[0] == g {
+			return strings.Split(f[3], ",")
+		}
+	}
+	t.Fatalf("group %s not in /etc/group", g)
+	return nil
+}
+
+// shadowHash is the password field of user in the root's /etc/shadow.
+func shadowHash(t *testing.T, root, user string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "etc/shadow"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Split(line, ":"); len(f) > 1 && f[0] == user {
+			return f[1]
+		}
+	}
+	t.Fatalf("user %s not in /etc/shadow", user)
+	return ""
 }

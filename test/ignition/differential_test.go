@@ -169,12 +169,14 @@ func TestDifferentialCABPK(t *testing.T) {
 		})
 		require.Empty(t, admission.Validate(spec, false, field.NewPath("spec")), "case %d: generator made a spec CABPK's webhook rejects", i)
 		want, cabpkErr := cabpkRender(res)
+		out, err := res.Render()
 		if cabpkErr != nil {
+			// What CABPK cannot render, nodeboot refuses too, with a reason.
 			cabpkFailed++
+			require.Error(t, err, "case %d: CABPK fails (%v) but nodeboot rendered it", i, cabpkErr)
 			continue
 		}
 		accepted++
-		out, err := res.Render()
 		require.NoError(t, err, "case %d: CABPK renders it", i)
 		if string(want) != string(out.Data) {
 			require.Equal(t, string(want), string(out.Data), "case %d", i)
