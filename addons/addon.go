@@ -87,7 +87,7 @@ func Validate(list []Addon) provisioning.Problems {
 			ps.Errorf(at("manifest"), "is empty and no url is set")
 		case a.URL != "":
 			if !(strings.HasPrefix(a.URL, "https://") || strings.HasPrefix(a.URL, "http://")) || strings.ContainsAny(a.URL, " \t\n\r'\"\\`$") {
-				ps.Errorf(at("url"), "must be an http or https URL without blanks or quotes, got %q", a.URL)
+				ps.Errorf(at("url"), "must be an http or https URL without blanks or quotes, got %q", RedactURL(a.URL))
 			}
 			if a.SHA256 == "" {
 				ps.Errorf(at("sha256"), "is required with a url")

@@ -24,6 +24,23 @@ left() { echo $((deadline - $(date +%s))); }
 result() { printf '%s' "$2" >"$work/$1.result"; }
 sum() { sha256sum "$1" 2>/dev/null | cut -d' ' -f1; }
 
+# redact prints a URL fit for logs and the record: without its query,
+# fragment and userinfo (presigned URL signatures, basic-auth passwords).
+# Same rules as addons.RedactURL: cut at the first '?' or '#'; the authority
+# ends at the first '/' after "://"; drop it up to its last '@'.
+redact() {
+	r=${1%%[?#]*}
+	case $r in
+	*://*)
+		scheme=${r%%://*}
+		rest=${r#*://}
+		auth=${rest%%/*}
+		r=$scheme://${auth##*@}${rest#"$auth"}
+		;;
+	esac
+	printf '%s' "$r"
+}
+
 fetch() {
 	n=0
 	while [ "$n" -lt 5 ] && [ "$(left)" -gt 0 ]; do
@@ -33,7 +50,7 @@ fetch() {
 			wget -q -T 30 -t 1 -O "$2.part" "$1" && mv "$2.part" "$2" && return 0
 		fi
 		n=$((n + 1))
-		log "fetching $1 failed (attempt $n)"
+		log "fetching $(redact "$1") failed (attempt $n)"
 		sleep $((n * 2))
 	done
 	rm -f "$2.part"
@@ -62,8 +79,8 @@ bad=0
 while IFS="$tab" read -r name version digest file url; do
 	path=$dir/$file
 	if [ "$url" != "-" ] && [ ! -f "$path" ] && ! fetch "$url" "$path" </dev/null; then
-		log "$name: cannot fetch $url"
-		result "$name" "failed: cannot fetch $url"
+		log "$name: cannot fetch $(redact "$url")"
+		result "$name" "failed: cannot fetch $(redact "$url")"
 		bad=1
 		continue
 	fi

@@ -108,6 +108,11 @@ func TestValidateNamesTheField(t *testing.T) {
 			require.Equal(t, initPlan(), p, "the plan must be unchanged")
 		})
 	}
+	t.Run("a rejected url is quoted without its credentials", func(t *testing.T) {
+		ps := Validate([]Addon{{Name: "a", URL: "https://u:s3cr3t@h/x y.yaml?sig=s3cr3t", SHA256: sumB}})
+		require.Len(t, ps, 1)
+		require.Equal(t, `must be an http or https URL without blanks or quotes, got "https://h/x y.yaml"`, ps[0].Message)
+	})
 	t.Run("duplicate", func(t *testing.T) {
 		ps := Validate([]Addon{{Name: "a", Manifest: []byte("x")}, {Name: "a", Manifest: []byte("y")}})
 		require.Len(t, ps, 1)

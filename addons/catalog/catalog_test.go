@@ -7,8 +7,12 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
+	"text/template"
+	"text/template/parse"
 
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
@@ -102,7 +106,7 @@ func TestRenderDecodesIntoTypedObjects(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := Render(c.builtin, "", c.params)
 			require.NoError(t, err)
-			require.NotContains(t, string(r.Manifest), "{{")
+			require.Empty(t, placeholders(t, c.name, r.Manifest), "unrendered template actions")
 			objs := decodeAll(t, r.Manifest)
 			var kinds []string
 			for _, o := range objs {
@@ -132,7 +136,6 @@ func TestNodeLocalDNSValues(t *testing.T) {
 		objs := decodeAll(t, r.Manifest)
 		ds := objectsOf[*appsv1.DaemonSet](objs)[0]
 		c := ds.Spec.Template.Spec.Containers[0]
-		require.Equal(t, "registry.k8s.io/dns/k8s-dns-node-cache:1.26.4", c.Image)
 		require.Equal(t, []string{"-localip", "169.254.20.10,10.128.0.10", "-conf", "/etc/Corefile", "-upstreamsvc", "kube-dns-upstream", "-pidfile", "/tmp/node-cache.pid"}, c.Args)
 		require.Equal(t, "169.254.20.10", c.LivenessProbe.HTTPGet.Host)
 		core := objectsOf[*corev1.ConfigMap](objs)[0].Data["Corefile"]
@@ -181,9 +184,6 @@ func TestFlannelValues(t *testing.T) {
 	require.Equal(t, 4096, net.Backend.VNI)
 	require.Equal(t, 4789, net.Backend.Port)
 	require.True(t, json.Valid([]byte(cm.Data["cni-conf.json"])))
-	ds := objectsOf[*appsv1.DaemonSet](objs)[0]
-	require.Equal(t, "ghcr.io/flannel-io/flannel:v0.26.7", ds.Spec.Template.Spec.Containers[0].Image)
-	require.Equal(t, "ghcr.io/flannel-io/flannel-cni-plugin:v1.6.2-flannel1", ds.Spec.Template.Spec.InitContainers[0].Image)
 
 	r, err = Render(Flannel, "", Params{PodCIDR: "192.168.0.0/16"})
 	require.NoError(t, err)
@@ -247,5 +247,131 @@ func TestTemplateAndVersions(t *testing.T) {
 	v, raw, err := Template(Flannel, "")
 	require.NoError(t, err)
 	require.Equal(t, "v0.26.7", v)
-	require.Contains(t, string(raw), "{{ .PodCIDR }}")
+	require.Equal(t, []string{".PodCIDR", ".Port", ".VNI"}, placeholders(t, "flannel", raw))
+}
+
+// validParams are parameters every release of a built-in renders with.
+var validParams = map[string]Params{Flannel: {PodCIDR: "10.244.0.0/16"}, NodeLocalDNS: {}}
+
+// placeholders parses text as a template and returns what its actions
+// print, sorted and without duplicates: ".Field" for a field, the node's
+// text for anything else (a condition, a range, a function call). Rendered
+// manifests have none.
+func placeholders(t *testing.T, name string, text []byte) []string {
+	t.Helper()
+	tmpl, err := template.New(name).Parse(string(text))
+	require.NoError(t, err, name)
+	seen := map[string]bool{}
+	var walk func(parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			for _, c := range n.Nodes {
+				walk(c)
+			}
+		case *parse.TextNode, *parse.CommentNode:
+		case *parse.ActionNode:
+			if len(n.Pipe.Decl) == 0 && len(n.Pipe.Cmds) == 1 && len(n.Pipe.Cmds[0].Args) == 1 {
+				if f, ok := n.Pipe.Cmds[0].Args[0].(*parse.FieldNode); ok {
+					seen["."+strings.Join(f.Ident, ".")] = true
+					return
+				}
+			}
+			seen[n.String()] = true
+		default:
+			seen[n.String()] = true
+		}
+	}
+	if tmpl.Tree != nil {
+		walk(tmpl.Tree.Root)
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestTemplatesUseEveryValue: each release's template prints plain fields
+// only, and exactly the fields of the values its Params become: none
+// missing, none unused.
+func TestTemplatesUseEveryValue(t *testing.T) {
+	for name, rs := range builtins {
+		for _, r := range rs {
+			t.Run(name+" "+r.version, func(t *testing.T) {
+				values, err := r.values(validParams[name])
+				require.NoError(t, err)
+				typ := reflect.TypeOf(values)
+				require.Equal(t, reflect.Struct, typ.Kind())
+				var want []string
+				for i := range typ.NumField() {
+					want = append(want, "."+typ.Field(i).Name)
+				}
+				sort.Strings(want)
+				raw, err := manifests.ReadFile(r.file)
+				require.NoError(t, err)
+				require.Equal(t, want, placeholders(t, r.file, raw))
+			})
+		}
+	}
+}
+
+// TestImagesArePinned: every container image of every release names a tag
+// other than "latest" (or a digest), and the add-on's own containers run the
+// release the catalog declares; init containers may run helper images of
+// their own version.
+func TestImagesArePinned(t *testing.T) {
+	for name, rs := range builtins {
+		for _, r := range rs {
+			t.Run(name+" "+r.version, func(t *testing.T) {
+				rendered, err := Render(name, r.version, validParams[name])
+				require.NoError(t, err)
+				var pods []corev1.PodSpec
+				for _, o := range decodeAll(t, rendered.Manifest) {
+					switch o := o.(type) {
+					case *appsv1.DaemonSet:
+						pods = append(pods, o.Spec.Template.Spec)
+					case *appsv1.Deployment:
+						pods = append(pods, o.Spec.Template.Spec)
+					}
+				}
+				require.NotEmpty(t, pods, "no workload")
+				for _, pod := range pods {
+					require.NotEmpty(t, pod.Containers)
+					for _, c := range pod.InitContainers {
+						repo, tag, digest := imageRef(c.Image)
+						require.NotEmpty(t, repo, c.Name)
+						require.True(t, digest != "" || (tag != "" && tag != "latest"), "init container %s: image %q is not pinned", c.Name, c.Image)
+					}
+					for _, c := range pod.Containers {
+						repo, tag, _ := imageRef(c.Image)
+						require.NotEmpty(t, repo, c.Name)
+						require.Equal(t, r.version, tag, "container %s: image %q", c.Name, c.Image)
+					}
+				}
+			})
+		}
+	}
+}
+
+// imageRef splits an image reference into repository, tag and digest.
+func imageRef(image string) (repo, tag, digest string) {
+	repo, digest, _ = strings.Cut(image, "@")
+	if i := strings.LastIndexByte(repo, ':'); i > strings.LastIndexByte(repo, '/') {
+		repo, tag = repo[:i], repo[i+1:]
+	}
+	return repo, tag, digest
+}
+
+func TestImageRef(t *testing.T) {
+	for image, want := range map[string][3]string{
+		"registry.k8s.io/dns/k8s-dns-node-cache:1.26.4": {"registry.k8s.io/dns/k8s-dns-node-cache", "1.26.4", ""},
+		"localhost:5000/flannel":                        {"localhost:5000/flannel", "", ""},
+		"flannel:v1@sha256:abc":                         {"flannel", "v1", "sha256:abc"},
+		"flannel":                                       {"flannel", "", ""},
+	} {
+		repo, tag, digest := imageRef(image)
+		require.Equal(t, want, [3]string{repo, tag, digest}, image)
+	}
 }

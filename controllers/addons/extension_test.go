@@ -17,6 +17,7 @@ import (
 	"github.com/nodeboot/nodeboot/addons"
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
+	_ "github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
@@ -29,30 +30,31 @@ var _ interface {
 } = (*Extension)(nil)
 
 // TestNoAddonIsCABPKIdentical: with add-ons in the namespace that select
-// other Clusters, every vector still renders byte for byte as CABPK did.
+// other Clusters, every vector, cloud-config and Ignition alike, still renders
+// byte for byte as CABPK did, and the extension's size budget and
+// compression are not applied to it.
 func TestNoAddonIsCABPKIdentical(t *testing.T) {
 	other := builtinAddon("cni", addonsv1.BuiltinFlannel, 0)
 	dns := builtinAddon("dns", addonsv1.BuiltinNodeLocalDNS, 1, func(a *addonsv1.FirstBootAddon) {
 		a.Spec.Builtin.NodeLocalDNS = &addonsv1.NodeLocalDNSParameters{KubeProxyMode: addonsv1.KubeProxyIPVS}
 	})
 	ext := NewExtension(fakeClient(t, other, dns), ExtensionOptions{MaxBytes: 16384, Compress: true})
-	for _, dir := range testenv.Vectors(t, "") {
-		if !strings.HasPrefix(filepath.Base(dir), "cc-") && !strings.HasPrefix(filepath.Base(dir), "ign-") {
-			continue
-		}
+	dirs := append(testenv.Vectors(t, "cc-"), testenv.Vectors(t, "ign-")...)
+	require.GreaterOrEqual(t, len(dirs), 20, "all 20 reference vectors")
+	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			in := vectorInput(t, dir)
 			res, err := buildWith(t, ext, in)
 			require.NoError(t, err)
-			require.Equal(t, provisioning.Options{}.Compress, res.Options.Compress)
-			require.Zero(t, res.Options.MaxBytes)
-			if !strings.HasPrefix(filepath.Base(dir), "cc-") {
-				return // the Ignition provisioner belongs to another package; the Plan is compared below
-			}
+			require.False(t, res.Options.Compress, "no add-on selects the Cluster: its data must not be compressed")
+			require.Zero(t, res.Options.MaxBytes, "no add-on selects the Cluster: no size budget applies")
 			want, err := os.ReadFile(filepath.Join(dir, "bootstrap-data"))
+			require.NoError(t, err)
+			wantFormat, err := os.ReadFile(filepath.Join(dir, "format"))
 			require.NoError(t, err)
 			out, err := res.Render()
 			require.NoError(t, err)
+			require.Equal(t, string(wantFormat), out.Format)
 			if !bytes.Equal(want, out.Data) {
 				require.Equal(t, string(want), string(out.Data))
 			}

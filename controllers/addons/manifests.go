@@ -23,7 +23,8 @@ import (
 // manifests reads a ConfigMap or Secret source: every data key, in key
 // order, holds one or more YAML documents, each a Kubernetes object with
 // apiVersion, kind and metadata.name (as for a ClusterResourceSet). The
-// result joins the documents with "---" separators.
+// result joins the documents with "---" separators. Problems with a Secret's
+// documents name the key and the document but never quote its content.
 func (r *Resolver) manifests(ctx context.Context, a *addonsv1.FirstBootAddon) ([]byte, error) {
 	src := a.Spec.Manifests
 	mp := specPath.Child("manifests")
@@ -51,15 +52,21 @@ func (r *Resolver) manifests(ctx context.Context, a *addonsv1.FirstBootAddon) ([
 		return nil, fmt.Errorf("%s: get %s %s: %w", objectRef(a), src.Kind, key, err)
 	}
 	ref := fmt.Sprintf("%s %s/%s", src.Kind, a.Namespace, src.Name)
-	out, errs := joinManifests(ref, data, mp)
+	out, errs := joinManifests(ref, data, mp, src.Kind == addonsv1.ManifestsSecret)
 	if len(errs) > 0 {
 		return nil, &SpecError{Object: objectRef(a), Reason: addonsv1.MalformedManifestReason, Errs: errs}
 	}
 	return out, nil
 }
 
-// joinManifests checks and joins the documents of every key.
-func joinManifests(ref string, data map[string][]byte, p *field.Path) ([]byte, field.ErrorList) {
+// secretDetail replaces a parser's message for a Secret's documents: YAML
+// and JSON parsers quote the text they choke on, which would copy the
+// Secret's content into conditions, events and logs.
+const secretDetail = "the parser's message is withheld because the source is a Secret"
+
+// joinManifests checks and joins the documents of every key. With secret
+// set, messages give the key, the document number and a generic reason only.
+func joinManifests(ref string, data map[string][]byte, p *field.Path, secret bool) ([]byte, field.ErrorList) {
 	var errs field.ErrorList
 	keys := make([]string, 0, len(data))
 	for k := range data {
@@ -76,14 +83,16 @@ func joinManifests(ref string, data map[string][]byte, p *field.Path) ([]byte, f
 				break
 			}
 			if err != nil {
-				errs = append(errs, field.Invalid(p, ref, fmt.Sprintf("%s data[%s] document %d: %v", ref, k, n, err)))
+				errs = append(errs, field.Invalid(p, ref, fmt.Sprintf("%s data[%s] document %d: %s", ref, k, n,
+					describe("cannot be split into YAML documents", err, secret))))
 				break
 			}
 			if isBlank(doc) {
 				continue
 			}
-			if msg := checkObject(doc); msg != "" {
-				errs = append(errs, field.Invalid(p, ref, fmt.Sprintf("%s data[%s] document %d: %s", ref, k, n, msg)))
+			if reason, detail := checkObject(doc); reason != "" {
+				errs = append(errs, field.Invalid(p, ref, fmt.Sprintf("%s data[%s] document %d: %s", ref, k, n,
+					describe(reason, detail, secret))))
 				continue
 			}
 			out.WriteString("---\n")
@@ -108,23 +117,39 @@ func isBlank(doc []byte) bool {
 	return true
 }
 
-// checkObject returns why doc is not a Kubernetes object, or "".
-func checkObject(doc []byte) string {
+// describe is a problem's message: the reason, which never quotes the
+// document, then the parser's detail, which may, unless the source is a
+// Secret.
+func describe(reason string, detail error, secret bool) string {
+	switch {
+	case detail == nil:
+		return reason
+	case secret:
+		return reason + " (" + secretDetail + ")"
+	default:
+		return reason + ": " + detail.Error()
+	}
+}
+
+// checkObject returns why doc is not a Kubernetes object, or "": a reason
+// that never quotes the document and, when parsing failed, the parser's
+// error, which may.
+func checkObject(doc []byte) (string, error) {
 	var u unstructured.Unstructured
 	if err := yaml.Unmarshal(doc, &u.Object); err != nil {
-		return "not YAML: " + err.Error()
+		return "not YAML", err
 	}
 	switch {
 	case u.Object == nil:
-		return "not a YAML mapping"
+		return "not a YAML mapping", nil
 	case u.GetAPIVersion() == "":
-		return "apiVersion is missing"
+		return "apiVersion is missing", nil
 	case u.GetKind() == "":
-		return "kind is missing"
+		return "kind is missing", nil
 	case u.GetName() == "" && u.GetGenerateName() == "":
-		return "metadata.name is missing"
+		return "metadata.name is missing", nil
 	case u.GetGenerateName() != "" && u.GetName() == "":
-		return "metadata.generateName cannot be applied idempotently; set metadata.name"
+		return "metadata.generateName cannot be applied idempotently; set metadata.name", nil
 	}
-	return ""
+	return "", nil
 }

@@ -2,6 +2,7 @@ package addons
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -107,9 +108,8 @@ func TestPerClusterStatus(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "src", Namespace: "default"}, Data: map[string]string{
 		"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n",
 	}}
-	want, errs := joinManifests("ConfigMap default/src", map[string][]byte{"a.yaml": []byte(cm.Data["a.yaml"])}, specPath)
-	require.Empty(t, errs)
-	digest := addons.Digest(want)
+	// The ConfigMap's one document as the node gets it: behind a "---" line.
+	digest := addons.Digest([]byte("---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n"))
 	cluster := func(name string, initialized bool) *clusterv1.Cluster {
 		c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: map[string]string{"cni": "flannel"}}}
 		status := metav1.ConditionFalse
@@ -163,4 +163,43 @@ func TestPerClusterStatus(t *testing.T) {
 			require.Equal(t, "sha256:"+digest, got.Status.Clusters[0].Digest)
 		})
 	}
+}
+
+// TestURLCredentialsStayOutOfStatus: a presigned URL's query, its fragment
+// and userinfo appear nowhere in the status, whether the status comes from
+// the spec (source, an invalid URL) or from the node's record (a result an
+// older apply step wrote with the full URL).
+func TestURLCredentialsStayOutOfStatus(t *testing.T) {
+	const token = "s3cr3tSignature"
+	presigned := "https://user:" + token + "@bucket.example.com/cni.yaml?X-Amz-Signature=" + token + "#" + token
+	sha := addons.Digest([]byte("x"))
+	initialized := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: "default", Labels: map[string]string{"cni": "flannel"}},
+		Status: clusterv1.ClusterStatus{Conditions: []metav1.Condition{{Type: clusterv1.ClusterControlPlaneInitializedCondition, Status: metav1.ConditionTrue, Reason: "x"}}}}
+	record := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: addons.RecordName, Namespace: addons.RecordNamespace},
+		Data: map[string]string{"u.sha256": "", "u.result": "failed: cannot fetch " + presigned, "u.version": "-"}}
+
+	t.Run("valid URL", func(t *testing.T) {
+		r := &FirstBootAddonReconciler{Client: fakeClient(t, initialized, addon("u", addonsv1.FirstBootAddonSpec{URL: &addonsv1.URLSource{URL: presigned, SHA256: sha}})),
+			Workloads: fakeWorkloads{c: fakeClient(t, record)}}
+		got, _ := reconcileOne(t, r, "u")
+		require.Equal(t, "url https://bucket.example.com/cni.yaml", got.Status.Source)
+		require.Len(t, got.Status.Clusters, 1)
+		require.Equal(t, addonsv1.AddonFailed, got.Status.Clusters[0].Phase)
+		require.Equal(t, "failed: cannot fetch https://bucket.example.com/cni.yaml", got.Status.Clusters[0].Message)
+		cond := meta.FindStatusCondition(got.Status.Conditions, addonsv1.AppliedCondition)
+		require.Equal(t, "c1: failed: cannot fetch https://bucket.example.com/cni.yaml", cond.Message)
+		status, err := json.Marshal(got.Status)
+		require.NoError(t, err)
+		require.NotContains(t, string(status), token)
+	})
+	t.Run("invalid URL", func(t *testing.T) {
+		bad := "ftp://user:" + token + "@bucket.example.com/cni.yaml?X-Amz-Signature=" + token
+		r := &FirstBootAddonReconciler{Client: fakeClient(t, addon("u", addonsv1.FirstBootAddonSpec{URL: &addonsv1.URLSource{URL: bad, SHA256: sha}}))}
+		got, _ := reconcileOne(t, r, "u")
+		cond := meta.FindStatusCondition(got.Status.Conditions, addonsv1.SourceValidCondition)
+		require.Equal(t, `spec.url.url: Invalid value: "ftp://bucket.example.com/cni.yaml": must be an http or https URL`, cond.Message)
+		status, err := json.Marshal(got.Status)
+		require.NoError(t, err)
+		require.NotContains(t, string(status), token)
+	})
 }

@@ -99,6 +99,8 @@ func (r *Resolver) Resolve(ctx context.Context, a *addonsv1.FirstBootAddon, clus
 
 // Summary is the cluster-independent part of an add-on, for its status.
 type Summary struct {
+	// Source names where the manifests come from; a URL appears without
+	// its query, fragment and userinfo (addons.RedactURL).
 	Source  string
 	Version string
 	// Digest is "sha256:<hex>" of the manifests (ConfigMap, Secret), the
@@ -129,6 +131,6 @@ func (r *Resolver) Summarize(ctx context.Context, a *addonsv1.FirstBootAddon) (*
 		}
 		return &Summary{Source: string(s.Manifests.Kind) + " " + s.Manifests.Name, Digest: "sha256:" + addons.Digest(m)}, nil
 	default:
-		return &Summary{Source: "url " + s.URL.URL, Version: s.URL.Version, Digest: "sha256:" + s.URL.SHA256}, nil
+		return &Summary{Source: "url " + addons.RedactURL(s.URL.URL), Version: s.URL.Version, Digest: "sha256:" + s.URL.SHA256}, nil
 	}
 }

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/nodeboot/nodeboot/addons"
 	"github.com/nodeboot/nodeboot/addons/catalog"
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 )
@@ -74,7 +75,7 @@ func ValidateSpec(spec *addonsv1.FirstBootAddonSpec, p *field.Path) (string, fie
 	if u := spec.URL; u != nil {
 		up := p.Child("url")
 		if parsed, err := url.Parse(u.URL); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
-			errs = append(errs, field.Invalid(up.Child("url"), u.URL, "must be an http or https URL"))
+			errs = append(errs, field.Invalid(up.Child("url"), addons.RedactURL(u.URL), "must be an http or https URL"))
 		}
 		switch {
 		case u.SHA256 == "":

@@ -223,10 +223,17 @@ func TestApplyStep(t *testing.T) {
 
 	t.Run("URL sources are fetched with retries and verified", func(t *testing.T) {
 		good := []byte(nsAndConfigMap("from-url"))
+		// A presigned URL: the node fetches it whole but records and logs
+		// it without its query.
+		const signature = "X-Amz-Signature=s3cr3tSignature"
 		var hits atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch r.URL.Path {
 			case "/good.yaml":
+				if r.URL.RawQuery != signature {
+					http.Error(w, "bad signature", http.StatusForbidden)
+					return
+				}
 				if hits.Add(1) == 1 {
 					http.Error(w, "try again", http.StatusServiceUnavailable)
 					return
@@ -250,10 +257,12 @@ func TestApplyStep(t *testing.T) {
 		}
 
 		dir := t.TempDir()
-		step := applyStep(t, renderInit(t, opts, urlAddon("fetched", "/good.yaml", addons.Digest(good))).Data, dir)
-		_, err, _ := s.run(t, step, s.kubeconfig, 60)
+		step := applyStep(t, renderInit(t, opts, urlAddon("fetched", "/good.yaml?"+signature, addons.Digest(good))).Data, dir)
+		out, err, _ := s.run(t, step, s.kubeconfig, 60)
 		require.NoError(t, err)
 		require.EqualValues(t, 2, hits.Load(), "the first fetch fails and is retried")
+		require.Contains(t, out, "fetching "+srv.URL+"/good.yaml failed (attempt 1)")
+		require.NotContains(t, out, signature)
 		require.NoError(t, s.client.Get(context.Background(), client.ObjectKey{Namespace: "from-url", Name: "payload"}, &corev1.ConfigMap{}))
 		rec := addons.ParseRecord(s.record(t).Data)
 		require.Equal(t, addons.Record{Version: "1.0.0", SHA256: addons.Digest(good), Result: "applied",
@@ -261,11 +270,30 @@ func TestApplyStep(t *testing.T) {
 
 		dir = t.TempDir()
 		step = applyStep(t, renderInit(t, opts, urlAddon("evil", "/evil.yaml", addons.Digest(good))).Data, dir)
-		out, err, _ := s.run(t, step, s.kubeconfig, 60)
+		out, err, _ = s.run(t, step, s.kubeconfig, 60)
 		require.Error(t, err)
 		require.Contains(t, out, "refusing to apply anything")
 		err = s.client.Get(context.Background(), client.ObjectKey{Name: "evil"}, &corev1.Namespace{})
 		require.True(t, apierrors.IsNotFound(err), "%v", err)
+
+		// A fetch that never succeeds is recorded without the URL's query,
+		// fragment and userinfo, in the record and in the log alike.
+		dir = t.TempDir()
+		withUser := strings.Replace(srv.URL, "://", "://user:s3cr3tPassword@", 1)
+		bad := urlAddon("unfetchable", "/missing.yaml", addons.Digest(good))
+		bad.Spec.URL.URL = withUser + "/missing.yaml?" + signature + "#s3cr3tFragment"
+		step = applyStep(t, renderInit(t, opts, bad).Data, dir)
+		out, err, _ = s.run(t, step, s.kubeconfig, 3)
+		require.Error(t, err)
+		rec = addons.ParseRecord(s.record(t).Data)
+		require.Equal(t, "failed: cannot fetch "+srv.URL+"/missing.yaml", rec["unfetchable"].Result)
+		require.Contains(t, out, "unfetchable: cannot fetch "+srv.URL+"/missing.yaml\n")
+		for _, secret := range []string{"s3cr3t", signature} {
+			require.NotContains(t, out, secret)
+			for k, v := range s.record(t).Data {
+				require.NotContains(t, v, secret, k)
+			}
+		}
 	})
 
 	t.Run("every built-in variant is accepted by the API server", func(t *testing.T) {

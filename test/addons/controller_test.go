@@ -16,7 +16,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nodeboot/nodeboot/addons"
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
@@ -149,5 +148,4 @@ func TestEndToEnd(t *testing.T) {
 		require.NotEmpty(t, a.Status.Digest)
 		t.Logf("%s: source %q version %s digest %s; cluster %s %s", name, a.Status.Source, a.Status.Version, a.Status.Digest, cs.Name, cs.Phase)
 	}
-	require.Equal(t, addons.FieldManager, "nodeboot")
 }

@@ -1,0 +1,40 @@
+package addons
+
+import (
+	"regexp"
+	"strings"
+)
+
+// RedactURL returns a URL fit to record or show: without its query,
+// fragment and userinfo, which is where presigned URLs and basic
+// authentication carry their credentials. It works on the text rather than
+// on a parsed URL, so an unparseable value is redacted too, and it follows
+// the same rules as redact() in apply.sh: cut at the first '?' or '#'; the
+// authority ends at the first '/' after "://"; drop it up to its last '@'.
+func RedactURL(raw string) string {
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		raw = raw[:i]
+	}
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	authority, path := rest, ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		authority, path = rest[:i], rest[i:]
+	}
+	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+		authority = authority[i+1:]
+	}
+	return scheme + "://" + authority + path
+}
+
+// urlInText is an http or https URL inside free text, up to a blank or a
+// quote.
+var urlInText = regexp.MustCompile("(?i)https?://[^\\s'\"`]+")
+
+// RedactURLs applies RedactURL to every http or https URL in a text, such as
+// a result an older apply step recorded.
+func RedactURLs(text string) string {
+	return urlInText.ReplaceAllStringFunc(text, RedactURL)
+}
