@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/component-base/logs"
 	cabpk "sigs.k8s.io/cluster-api/bootstrap/kubeadm/reconcilers/kubeadmconfig"
 	"sigs.k8s.io/cluster-api/feature"
@@ -32,15 +33,21 @@ func TestFlagDefaults(t *testing.T) {
 	if o.leaderElect || o.watchFilter != "" || o.kubeadmConfigConcurrency != 100 || o.healthAddr != ":9440" {
 		t.Errorf("unexpected defaults: %+v", o)
 	}
+	// CABPK's: secure metrics on :8443.
+	if o.manager.DiagnosticsAddress != ":8443" || o.manager.InsecureDiagnostics {
+		t.Errorf("diagnostics defaults %q insecure=%t, want \":8443\" insecure=false", o.manager.DiagnosticsAddress, o.manager.InsecureDiagnostics)
+	}
 }
 
 // TestCABPKFlags: the arguments of CABPK's Deployment (config/manager) and
-// the kubebuilder spellings are accepted.
+// the kubebuilder spellings are accepted. The diagnostics flags get values
+// other than their defaults, so the test tells parsed from defaulted.
 func TestCABPKFlags(t *testing.T) {
+	restoreFeatureGates(t)
 	o := parse(t,
 		"--leader-elect",
-		"--diagnostics-address=:8443",
-		"--insecure-diagnostics=false",
+		"--diagnostics-address=127.0.0.1:8444",
+		"--insecure-diagnostics=true",
 		"--feature-gates=MachinePool=true,KubeadmBootstrapFormatIgnition=true,PriorityQueue=true,ReconcilerRateLimiting=true",
 		"--bootstrap-token-ttl=5m",
 		"--watch-filter=team-a",
@@ -52,9 +59,45 @@ func TestCABPKFlags(t *testing.T) {
 	if !o.leaderElect || o.tokenTTL != 5*time.Minute || o.watchFilter != "team-a" || o.kubeadmConfigConcurrency != 7 || o.metricsAddr != ":8080" || o.healthAddr != ":9441" {
 		t.Errorf("flags not applied: %+v", o)
 	}
-	if !feature.Gates.Enabled(feature.KubeadmBootstrapFormatIgnition) {
-		t.Errorf("--feature-gates did not enable KubeadmBootstrapFormatIgnition")
+	if o.manager.DiagnosticsAddress != "127.0.0.1:8444" {
+		t.Errorf("--diagnostics-address: DiagnosticsAddress = %q, want 127.0.0.1:8444", o.manager.DiagnosticsAddress)
 	}
+	if !o.manager.InsecureDiagnostics {
+		t.Errorf("--insecure-diagnostics=true: InsecureDiagnostics = false")
+	}
+	for _, f := range []featuregate.Feature{feature.MachinePool, feature.KubeadmBootstrapFormatIgnition, feature.PriorityQueue, feature.ReconcilerRateLimiting} {
+		if !feature.Gates.Enabled(f) {
+			t.Errorf("--feature-gates did not enable %s", f)
+		}
+	}
+}
+
+// restoreFeatureGates puts every known feature gate back to its current
+// value when the test ends (setting only those that changed: setting a GA
+// gate, even to its locked value, logs a warning): feature.Gates is global, and --feature-gates
+// sets it for every later test of the package.
+func restoreFeatureGates(t *testing.T) {
+	t.Helper()
+	saved := map[string]bool{}
+	for f := range feature.MutableGates.GetAll() {
+		saved[string(f)] = feature.Gates.Enabled(f)
+	}
+	t.Cleanup(func() {
+		changed := map[string]bool{}
+		for f, v := range saved {
+			if feature.Gates.Enabled(featuregate.Feature(f)) != v {
+				changed[f] = v
+			}
+		}
+		if err := feature.MutableGates.SetFromMap(changed); err != nil {
+			t.Errorf("restore feature gates %v: %v", changed, err)
+		}
+		for f, want := range saved {
+			if got := feature.Gates.Enabled(featuregate.Feature(f)); got != want {
+				t.Errorf("feature gate %s is %t after the test, want %t", f, got, want)
+			}
+		}
+	})
 }
 
 // TestProvisionersLinked: the manager serves both formats CABPK serves.

@@ -343,8 +343,17 @@ type cloudConfig struct {
 // nodeData decodes a cloud-config bootstrap data Secret, gzip or plain.
 func nodeData(t *testing.T, s *corev1.Secret) *cloudConfig {
 	t.Helper()
+	cc, err := decodeCloudConfig(s)
+	if err != nil {
+		t.Fatalf("%s/%s: %v", s.Namespace, s.Name, err)
+	}
+	return cc
+}
+
+// decodeCloudConfig is nodeData for callers without a *testing.T.
+func decodeCloudConfig(s *corev1.Secret) (*cloudConfig, error) {
 	if got := string(s.Data["format"]); got != "cloud-config" {
-		t.Fatalf("format %q, want cloud-config", got)
+		return nil, fmt.Errorf("format %q, want cloud-config", got)
 	}
 	data := s.Data["value"]
 	cc := &cloudConfig{}
@@ -352,19 +361,19 @@ func nodeData(t *testing.T, s *corev1.Secret) *cloudConfig {
 		cc.gzip = true
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if data, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
 	if !bytes.HasPrefix(data, []byte("## template: jinja\n#cloud-config\n")) {
-		t.Fatalf("not cloud-config with CABPK's jinja header")
+		return nil, errors.New("not cloud-config with CABPK's jinja header")
 	}
 	if err := yaml.Unmarshal(data, cc); err != nil {
-		t.Fatalf("cloud-config does not parse: %v", err)
+		return nil, fmt.Errorf("cloud-config does not parse: %w", err)
 	}
-	return cc
+	return cc, nil
 }
 
 // addonFiles are the files under the add-on directory.
@@ -407,6 +416,17 @@ func (c *cloudConfig) kubeadmConfig(t *testing.T, path, kind string) map[string]
 	}
 	t.Fatalf("no %s in write_files", path)
 	return nil
+}
+
+// joinToken is discovery.bootstrapToken.token of the JoinConfiguration in a
+// cloud-config join's data.
+func joinToken(t *testing.T, s *corev1.Secret) string {
+	t.Helper()
+	jc := nodeData(t, s).kubeadmConfig(t, "/run/kubeadm/kubeadm-join-config.yaml", "JoinConfiguration")
+	discovery, _ := jc["discovery"].(map[string]any)
+	bt, _ := discovery["bootstrapToken"].(map[string]any)
+	token, _ := bt["token"].(string)
+	return token
 }
 
 // checkClusterDNS: the kubelet's clusterDNS is NodeLocal DNSCache's address,

@@ -2,10 +2,9 @@ package controllers_test
 
 import (
 	"context"
-	"strings"
 	"testing"
-	"time"
 
+	"github.com/google/go-cmp/cmp"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
@@ -19,7 +18,7 @@ type addonExtension struct{}
 
 func (addonExtension) MutateConfig(_ context.Context, _ *clusterv1.Cluster, c *bootstrapv1.KubeadmConfig) error {
 	c.Spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs = append(c.Spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs,
-		bootstrapv1.Arg{Name: "cluster-dns", Value: ptrTo("169.254.20.10")})
+		bootstrapv1.Arg{Name: "cluster-dns", Value: ptrTo(nodeLocalDNSIP)})
 	return nil
 }
 
@@ -45,14 +44,30 @@ func TestExtensions(t *testing.T) {
 	createMachine(t, initNS, "cp-0", controlPlane, testSpec(controlPlane, false))
 	createMachine(t, joinNS, "w-0", worker, testSpec(worker, true))
 	ctx := context.Background()
-	for _, c := range []struct{ ns, name, want string }{
-		{initNS, "cp-0", "kubectl apply -f /etc/nodeboot/addons/cni.yaml"},
-		{joinNS, "w-0", "169.254.20.10"},
-	} {
-		eventually(t, 60*time.Second, "data of "+c.name, func() (bool, error) {
-			s, err := getSecret(ctx, c.ns, c.name)
-			return err == nil && strings.Contains(string(s.Data["value"]), c.want), err
-		})
+
+	init := nodeData(t, waitForData(t, initNS, "cp-0"))
+	wantInit := []string{"echo pre", vectorRunCmd(t, "cc-init-minimal-v1.33")[0], "kubectl apply -f /etc/nodeboot/addons/cni.yaml"}
+	if d := cmp.Diff(wantInit, init.RunCmd); d != "" {
+		t.Errorf("cp-0: runcmd, the extension's command after kubeadm init (-want +got):\n%s", d)
+	}
+	wantFile := []cloudFile{{Path: "/etc/nodeboot/addons/cni.yaml", Permissions: "0600", Content: "kind: List\n"}}
+	var gotFile []cloudFile
+	for _, f := range init.WriteFiles {
+		if f.Path == wantFile[0].Path {
+			gotFile = append(gotFile, f)
+		}
+	}
+	if d := cmp.Diff(wantFile, gotFile); d != "" {
+		t.Errorf("cp-0: the extension's file (-want +got):\n%s", d)
+	}
+
+	join := nodeData(t, waitForData(t, joinNS, "w-0"))
+	if d := cmp.Diff(append([]string{"echo pre"}, vectorRunCmd(t, "cc-join-worker-minimal-v1.33")...), join.RunCmd); d != "" {
+		t.Errorf("w-0: runcmd of a join, unchanged by the extension (-want +got):\n%s", d)
+	}
+	checkClusterDNS(t, "w-0", join.kubeadmConfig(t, "/run/kubeadm/kubeadm-join-config.yaml", "JoinConfiguration"))
+
+	for _, c := range []struct{ ns, name string }{{initNS, "cp-0"}, {joinNS, "w-0"}} {
 		cfg, err := getConfig(ctx, c.ns, c.name)
 		if err != nil {
 			t.Fatal(err)

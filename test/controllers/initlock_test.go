@@ -2,9 +2,12 @@ package controllers_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"strings"
+	"os"
+	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -19,7 +22,16 @@ import (
 // one init configuration, for the machine holding the init lock.
 func TestInitLock(t *testing.T) {
 	const waves, perWave, machines = 10, 5, 3
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 42))
+	seed := uint64(time.Now().UnixNano())
+	if v := os.Getenv("NODEBOOT_TEST_SEED"); v != "" {
+		var err error
+		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+			t.Fatalf("NODEBOOT_TEST_SEED=%q: %v", v, err)
+		}
+	}
+	t.Logf("restart points from seed %d (set NODEBOOT_TEST_SEED=%d to replay them)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 42))
+	initCmd := vectorRunCmd(t, "cc-init-minimal-v1.33")[0]
 	stop := startManager(t, managerOptions{provider: nodeboot})
 	ctx := context.Background()
 	var all []string
@@ -57,7 +69,7 @@ func TestInitLock(t *testing.T) {
 		<-restarts
 		for _, ns := range nss {
 			eventually(t, 60*time.Second, "an init configuration in "+ns, func() (bool, error) {
-				n, err := initSecrets(ctx, ns)
+				n, err := initSecrets(ctx, ns, initCmd)
 				return n > 0, err
 			})
 		}
@@ -69,7 +81,7 @@ func TestInitLock(t *testing.T) {
 	startManager(t, managerOptions{provider: nodeboot})
 	time.Sleep(3 * time.Second)
 	for _, ns := range all {
-		n, err := initSecrets(ctx, ns)
+		n, err := initSecrets(ctx, ns, initCmd)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,28 +94,43 @@ func TestInitLock(t *testing.T) {
 			t.Errorf("%s: init lock: %v", ns, err)
 			continue
 		}
-		holder := lock.Data["lock-information"]
+		var holder struct {
+			MachineName string `json:"machineName"`
+		}
+		if err := json.Unmarshal([]byte(lock.Data["lock-information"]), &holder); err != nil {
+			t.Errorf("%s: init lock information %q: %v", ns, lock.Data["lock-information"], err)
+			continue
+		}
 		for i := range machines {
 			name := fmt.Sprintf("cp-%d", i)
 			_, err := getSecret(ctx, ns, name)
 			hasSecret := err == nil
-			holds := strings.Contains(holder, `"`+name+`"`)
+			holds := holder.MachineName == name
 			if hasSecret != holds {
-				t.Errorf("%s: %s has data=%v but holds the lock=%v (%s)", ns, name, hasSecret, holds, holder)
+				t.Errorf("%s: %s has data=%v but holds the lock=%v (held by %q)", ns, name, hasSecret, holds, holder.MachineName)
 			}
 		}
 	}
 }
 
-// initSecrets counts the bootstrap data Secrets in ns that run kubeadm init.
-func initSecrets(ctx context.Context, ns string) (int, error) {
+// initSecrets counts the bootstrap data Secrets in ns whose runcmd runs
+// initCmd, CABPK's kubeadm init command.
+func initSecrets(ctx context.Context, ns, initCmd string) (int, error) {
 	list := &corev1.SecretList{}
 	if err := k8s.List(ctx, list, client.InNamespace(ns)); err != nil {
 		return 0, err
 	}
 	n := 0
-	for _, s := range list.Items {
-		if strings.Contains(string(s.Data["value"]), "kubeadm init") {
+	for i := range list.Items {
+		s := &list.Items[i]
+		if _, ok := s.Data["format"]; !ok {
+			continue // certificates, not bootstrap data
+		}
+		cc, err := decodeCloudConfig(s)
+		if err != nil {
+			return 0, fmt.Errorf("%s/%s: %w", ns, s.Name, err)
+		}
+		if slices.Contains(cc.RunCmd, initCmd) {
 			n++
 		}
 	}

@@ -400,8 +400,6 @@ func decodeDocs(t testing.TB, raw []byte) []map[string]any {
 	return out
 }
 
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
-
 // countingReconciles counts writes to KubeadmConfigs, to detect retry loops.
 type countingReconciles struct{ patches atomic.Int64 }
 

@@ -73,9 +73,9 @@ func TestTokenLifecycle(t *testing.T) {
 	if d := first.Sub(created); d < ttl-3*time.Second || d > ttl+time.Second {
 		t.Errorf("token expires %s after creation, want about the TTL %s", d, ttl)
 	}
-	data, err := getSecret(ctx, ns, "worker")
-	if err != nil || !strings.Contains(string(data.Data["value"]), token) {
-		t.Fatalf("bootstrap data does not carry the token (err %v)", err)
+	data := waitForData(t, ns, "worker")
+	if got := joinToken(t, data); got != token {
+		t.Fatalf("discovery.bootstrapToken.token of the bootstrap data is %q, want the spec's %q", got, token)
 	}
 
 	t.Run("refreshed while the machine has no node", func(t *testing.T) {
@@ -127,7 +127,10 @@ func TestTokenLifecycle(t *testing.T) {
 		}
 		eventually(t, 10*time.Second, "pool data with the new token", func() (bool, error) {
 			s, err := getSecret(ctx, ns, "pool")
-			return err == nil && strings.Contains(string(s.Data["value"]), rotated), err
+			if err != nil {
+				return false, err
+			}
+			return joinToken(t, s) == rotated, nil
 		})
 	})
 
