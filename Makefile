@@ -6,7 +6,7 @@ PKGS ?= ./...
 # a fresh machine the first run also builds those tools (see .ci/run).
 TEST_TIMEOUT ?= 60m
 
-.PHONY: all build test test-short bench lint fmt vet fuzz render
+.PHONY: all build build-tests test test-short bench lint fmt vet fuzz render
 
 all: lint build test
 
@@ -17,8 +17,16 @@ build:
 	$(GO) build -o bin/manager ./cmd/manager
 
 ## test: the whole test suite (needs root for the cloud-init and Ignition first-boot tests).
+## Packages run one at a time (-p 1): the real-tool and API-server suites each
+## load both cores, and timing-sensitive tests (manager restarts, token
+## expiry) must not compete. Building stays parallel: run `make build-tests`
+## first to compile every test binary at full speed.
 test:
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
+	$(GO) test -count=1 -p 1 -timeout $(TEST_TIMEOUT) $(PKGS)
+
+## build-tests: compile and link every test binary (runs no test).
+build-tests:
+	$(GO) test -count=1 -run '^$$' $(PKGS) >/dev/null
 
 ## test-short: everything except the tests that drive slow real tools.
 test-short:

@@ -241,13 +241,17 @@ func startManager(t testing.TB, o managerOptions) (stop func()) {
 		o.concurrency = 10
 	}
 	name := fmt.Sprintf("%s-manager-%d", o.provider, managerSeq.Add(1))
+	// Restart tests stop managers mid-flight on a loaded 2-core machine; a
+	// longer grace period than the 30s default keeps that from reading as a hang.
+	grace := 2 * time.Minute
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Cache:                  cacheOptions(name, o.namespaces),
-		Client:                 setup.ManagerClientOptions(),
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
+		GracefulShutdownTimeout: &grace,
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:  "0",
+		Cache:                   cacheOptions(name, o.namespaces),
+		Client:                  setup.ManagerClientOptions(),
+		Controller:              config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
 		NewClient: func(c *rest.Config, opts client.Options) (client.Client, error) {
 			if o.wrap == nil {
 				return client.New(c, opts)
@@ -315,7 +319,7 @@ func startManager(t testing.TB, o managerOptions) (stop func()) {
 				if err != nil && !errors.Is(err, context.Canceled) {
 					t.Errorf("manager: %v", err)
 				}
-			case <-time.After(60 * time.Second):
+			case <-time.After(grace + 30*time.Second):
 				t.Errorf("manager did not stop")
 			}
 		})
