@@ -44,6 +44,8 @@ var rules = []rule{
 		"add-ons contribute to a Plan; they do not render or reconcile", false},
 	{module + "/bootstrap", append([]string{module + "/controllers", module + "/addons"}, ourRenderers...),
 		"bootstrap builds Plans; renderers and controllers sit above it", false},
+	{pkg: module + "/addons", forbidden: []string{"sigs.k8s.io/", "k8s.io/", "gopkg.in/", module + "/bootstrap", module + "/controllers", module + "/cloudinit", module + "/ignition", module + "/api"},
+		why: "add-ons are manifests, a script and the Plan: nothing Kubernetes-client-shaped", direct: true},
 	{pkg: module + "/api", forbidden: []string{module + "/", "sigs.k8s.io/", "k8s.io/client-go", "k8s.io/api/", "github.com/"},
 		why: "API types import only the standard library, apimachinery and themselves", direct: true},
 	{module + "/", capiOracles, "CABPK's renderers and reconciler are test oracles only", false},
@@ -111,7 +113,8 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{ImportPath: module + "/cloudinit", Deps: []string{module + "/bootstrap"}},
 		{ImportPath: module + "/controllers", Deps: []string{"sigs.k8s.io/cluster-api/bootstrap/kubeadm/pkg/cloudinit"}},
 		{ImportPath: module + "/api/v1alpha1", Imports: []string{"sigs.k8s.io/controller-runtime/pkg/client"}},
+		{ImportPath: module + "/addons/catalog", Imports: []string{"k8s.io/api/core/v1"}},
 	}
-	require.Len(t, violations(bad, rules), 4)
+	require.Len(t, violations(bad, rules), 5)
 	require.Empty(t, violations([]listed{{ImportPath: module + "/cloudinit", Deps: []string{module + "/provisioning", "bytes"}}}, rules))
 }
