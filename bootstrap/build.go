@@ -84,7 +84,9 @@ func Build(ctx context.Context, in Input) (*Result, error) {
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	ps.add(in.configRef(), specPaths(b.plan.Validate()))
+	// Hazards are the provisioner's to judge: CABPK's dialects render them
+	// with a warning, nodeboot's own modes refuse them (Result.Render).
+	ps.add(in.configRef(), specPaths(b.plan.Validate().Tolerate().Errors()))
 	if err := ps.err(); err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func TestWarningsNameEveryHazard(t *testing.T) {
 	for _, w := range out.Warnings {
 		paths = append(paths, w.Path)
 	}
-	want := []string{"spec.files[0].content", "spec.preKubeadmCommands[0]", "mounts[0][4]", "mounts[0][5]", "spec.users[0].inactive", "disks.partitions[0].layout"}
+	want := []string{"spec.files[0].content", "spec.preKubeadmCommands[0]", "spec.users[0].inactive", "disks.partitions[0].layout", "disks.filesystems", "mounts[0][4]", "mounts[0][5]"}
 	if diff := cmp.Diff(want, paths); diff != "" {
 		t.Fatalf("warning paths (-want +got):\n%s", diff)
 	}

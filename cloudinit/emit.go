@@ -2,7 +2,6 @@ package cloudinit
 
 import (
 	"bytes"
-	"encoding/base64"
 	"path"
 	"strconv"
 	"strings"
@@ -107,26 +106,62 @@ func (e *emitter) plan(p *provisioning.Plan) {
 
 func (e *emitter) file(i int, f *provisioning.File) {
 	content, encoding := f.Content, f.Encoding
-	if e.corrections && e.hz.fileJinja(i) && encoding == provisioning.EncodingNone {
-		// Base64 has no braces, so cloud-init's jinja step passes it through
-		// and write_files decodes the exact bytes the author wrote.
-		content, encoding = base64.StdEncoding.EncodeToString([]byte(content)), provisioning.EncodingBase64
+	if e.corrections {
+		content, encoding, _ = correctedContent(f, e.hz.fileJinja(i))
 	}
-	e.s("\n-   path: ", f.Path, "\n    ")
+	e.s("\n-   path: ")
+	e.val(f.Path)
+	e.buf.WriteString("\n    ")
 	if encoding != "" {
 		e.s("encoding: \"", string(encoding), "\"\n    ")
 	}
 	if f.Owner != "" {
-		e.s("owner: ", f.Owner, "\n    ")
+		e.buf.WriteString("owner: ")
+		e.val(f.Owner)
+		e.buf.WriteString("\n    ")
 	}
 	if f.Permissions != "" {
-		e.s("permissions: '", f.Permissions, "'\n    ")
+		if q, ok := doubleQuoted(f.Permissions, true); e.corrections && ok && !singleQuotable(f.Permissions) {
+			e.s("permissions: ", q, "\n    ")
+		} else {
+			e.s("permissions: '", f.Permissions, "'\n    ")
+		}
 	}
 	if f.Append != nil {
 		e.s("append: ", strconv.FormatBool(*f.Append), "\n    ")
 	}
 	e.buf.WriteString("content: |\n")
 	e.indent(6, content)
+}
+
+// val writes a scalar the layout writes plain. Under corrections a value
+// that YAML (or jinja before it) would read differently is double-quoted,
+// braces escaped, so it reads back as exactly what was declared.
+func (e *emitter) val(v string) { e.scalar(v, false, false) }
+
+// scalar is val for a mapping key (key), or for a value whose intended
+// type is a number when it reads as one (number).
+func (e *emitter) scalar(v string, key, number bool) {
+	if e.corrections && v != "" {
+		jinja := jinjaHazard(v) != ""
+		r, _ := plainReading(v, key)
+		if number && r == readsTyped && yamlKind(v) == "number" {
+			r = readsSame
+		}
+		if r != readsSame || jinja {
+			if q, ok := doubleQuoted(v, jinja); ok {
+				e.buf.WriteString(q)
+				return
+			}
+		}
+	}
+	e.buf.WriteString(v)
+}
+
+// singleQuotable reports whether v reads back as itself between single
+// quotes, as the layout writes permissions.
+func singleQuotable(v string) bool {
+	return printable(v) && !hasLineBreak(v) && !strings.Contains(v, "'") && jinjaHazard(v) == ""
 }
 
 // indent writes every line of s, the last (possibly empty) one included,

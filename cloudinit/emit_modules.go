@@ -1,8 +1,8 @@
 package cloudinit
 
 import (
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/nodeboot/nodeboot/provisioning"
 )
@@ -18,9 +18,16 @@ func (e *emitter) ntp(n *provisioning.NTP) {
 	if n.Enabled != nil {
 		e.s("enabled: ", strconv.FormatBool(*n.Enabled), "\n  ")
 	}
+	if e.corrections && len(n.Servers) == 0 {
+		return
+	}
 	e.buf.WriteString("servers:")
-	for _, s := range n.Servers {
-		e.s("\n    - ", s)
+	for i, s := range n.Servers {
+		if e.corrections && slices.Contains(n.Servers[:i], s) {
+			continue
+		}
+		e.buf.WriteString("\n    - ")
+		e.val(s)
 	}
 }
 
@@ -31,7 +38,8 @@ func (e *emitter) users(us []provisioning.User) {
 	e.buf.WriteString("\nusers:")
 	for i := range us {
 		u := &us[i]
-		e.s("\n  - name: ", u.Name)
+		e.buf.WriteString("\n  - name: ")
+		e.val(u.Name)
 		e.opt("passwd", u.Passwd)
 		e.opt("gecos", u.Gecos)
 		e.opt("groups", u.Groups)
@@ -53,7 +61,8 @@ func (e *emitter) users(us []provisioning.User) {
 		if len(u.SSHAuthorizedKeys) > 0 {
 			e.buf.WriteString("\n    ssh_authorized_keys:")
 			for _, k := range u.SSHAuthorizedKeys {
-				e.s("\n      - ", k)
+				e.buf.WriteString("\n      - ")
+				e.val(k)
 			}
 		}
 	}
@@ -61,7 +70,8 @@ func (e *emitter) users(us []provisioning.User) {
 
 func (e *emitter) opt(key, v string) {
 	if v != "" {
-		e.s("\n    ", key, ": ", v)
+		e.s("\n    ", key, ": ")
+		e.val(v)
 	}
 }
 
@@ -75,13 +85,15 @@ func (e *emitter) disks(d *provisioning.DiskSetup) {
 	if d == nil {
 		return
 	}
-	e.buf.WriteString("\ndisk_setup:")
+	if !e.corrections || len(d.Partitions) > 0 {
+		e.buf.WriteString("\ndisk_setup:")
+	}
 	for i := range d.Partitions {
 		p := &d.Partitions[i]
-		e.s("\n  ", p.Device, ":")
-		if p.TableType != "" {
-			e.s("\n    table_type: ", p.TableType)
-		}
+		e.buf.WriteString("\n  ")
+		e.scalar(p.Device, true, false)
+		e.buf.WriteString(":")
+		e.opt("table_type", p.TableType)
 		switch {
 		case len(p.DiskLayout) > 0:
 			e.buf.WriteString("\n    layout:")
@@ -105,17 +117,28 @@ func (e *emitter) disks(d *provisioning.DiskSetup) {
 			e.s("\n    overwrite: ", strconv.FormatBool(*p.Overwrite))
 		}
 	}
-	e.buf.WriteString("\nfs_setup:")
+	if !e.corrections || len(d.Filesystems) > 0 {
+		e.buf.WriteString("\nfs_setup:")
+	}
 	for i := range d.Filesystems {
 		f := &d.Filesystems[i]
-		e.s("\n  - label: ", f.Label, "\n    filesystem: ", f.Filesystem, "\n    device: ", f.Device)
-		e.opt("partition", f.Partition)
+		e.buf.WriteString("\n  - label: ")
+		e.val(f.Label)
+		e.buf.WriteString("\n    filesystem: ")
+		e.val(f.Filesystem)
+		e.buf.WriteString("\n    device: ")
+		e.val(f.Device)
+		if f.Partition != "" {
+			e.buf.WriteString("\n    partition: ")
+			e.scalar(f.Partition, false, true)
+		}
 		e.optBool("overwrite", f.Overwrite)
 		e.opt("replace_fs", f.ReplaceFS)
 		if len(f.ExtraOpts) > 0 {
 			e.buf.WriteString("\n    extra_opts:")
 			for _, o := range f.ExtraOpts {
-				e.s("\n      - ", o)
+				e.buf.WriteString("\n      - ")
+				e.val(o)
 			}
 		}
 	}
@@ -129,10 +152,9 @@ func (e *emitter) mounts(ms []provisioning.Mount) {
 	for _, m := range ms {
 		e.buf.WriteString("\n  - ")
 		for _, v := range m {
-			if e.corrections && !plainString(v) {
-				v = "'" + strings.ReplaceAll(v, "'", "''") + "'"
-			}
-			e.s("- ", v, "\n    ")
+			e.buf.WriteString("- ")
+			e.val(v)
+			e.buf.WriteString("\n    ")
 		}
 	}
 }

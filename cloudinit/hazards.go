@@ -2,6 +2,7 @@ package cloudinit
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/nodeboot/nodeboot/provisioning"
@@ -31,8 +32,11 @@ func mark(m *map[int]bool, i int) {
 }
 
 // findHazards reports, as warnings, every construct in the CABPK layout that
-// cloud-init will reject or misread, and returns where they are.
-func findHazards(p *provisioning.Plan, ps *provisioning.Problems) *hazards {
+// cloud-init will reject or misread, and returns where the jinja ones are.
+// Under corrections it reports only what the corrections cannot fix, and a
+// value no YAML can carry is an error there: corrections promise the
+// document means exactly what was declared.
+func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bool) *hazards {
 	var h *hazards
 	get := func() *hazards {
 		if h == nil {
@@ -40,57 +44,64 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems) *hazards {
 		}
 		return h
 	}
+	sc := scan{ps: ps, corrections: corrections}
 	for i := range p.Files {
 		f := &p.Files[i]
-		if f.Encoding != provisioning.EncodingNone {
-			continue
+		pp := func(field string) string { return provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), field) }
+		sc.plain(pp("path"), f.Path, false)
+		sc.plain(pp("owner"), f.Owner, false)
+		sc.quotedPermissions(pp("permissions"), f.Permissions)
+		if f.Encoding == provisioning.EncodingNone {
+			if bad := jinjaHazard(f.Content); bad != "" {
+				sc.warn(pp("content"), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections write it base64-encoded)", bad)
+				mark(&get().files, i)
+			}
 		}
-		if bad := jinjaHazard(f.Content); bad != "" {
-			ps.Warnf(provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), "content"),
-				"%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections write it base64-encoded)", bad)
-			mark(&get().files, i)
-		}
+		sc.content(pp("content"), f)
 	}
 	for i := range p.Commands {
 		c := &p.Commands[i]
 		if c.Phase == provisioning.PhaseBootstrap {
 			continue
 		}
+		pp := provisioning.FieldPath(c.Origin, fmt.Sprintf("commands[%d]", i), "")
 		if bad := jinjaHazard(c.Script); bad != "" {
-			ps.Warnf(provisioning.FieldPath(c.Origin, fmt.Sprintf("commands[%d]", i), ""),
-				"%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections wrap it in a jinja raw block)", bad)
+			sc.warn(pp, "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections wrap it in a jinja raw block)", bad)
 			mark(&get().commands, i)
 		}
+		sc.quotedCommand(pp, c.Script)
 	}
 	for i, c := range p.BootCommands {
+		pp := fmt.Sprintf("bootCommands[%d]", i)
 		if bad := jinjaHazard(c); bad != "" {
-			ps.Warnf(fmt.Sprintf("bootCommands[%d]", i),
-				"%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections wrap it in a jinja raw block)", bad)
+			sc.warn(pp, "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections wrap it in a jinja raw block)", bad)
 			mark(&get().boot, i)
 		}
+		sc.quotedCommand(pp, c)
 	}
-	for i, m := range p.Mounts {
-		for j, v := range m {
-			if !plainString(v) {
-				ps.Warnf(fmt.Sprintf("mounts[%d][%d]", i, j),
-					"%q is written unquoted, so YAML reads it as a %s where cloud-init's schema wants a string (corrections quote it)", v, yamlKind(v))
+	if n := p.NTP; n != nil {
+		if len(n.Servers) == 0 {
+			sc.warn("ntp.servers", "is empty, so 'servers:' is written without entries, which cloud-init's schema rejects (corrections leave it out)")
+		}
+		seen := map[string]bool{}
+		for i, s := range n.Servers {
+			pp := fmt.Sprintf("ntp.servers[%d]", i)
+			sc.plain(pp, s, false)
+			if seen[s] {
+				sc.warn(pp, "repeats an earlier server, which cloud-init's schema rejects (corrections leave the repetition out)")
 			}
+			seen[s] = true
 		}
 	}
 	for i := range p.Users {
-		u := &p.Users[i]
-		if u.Inactive != nil {
-			ps.Warnf(provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), "inactive"),
-				"is written as a boolean, which cloud-init ignores (it wants a number of days); corrections express inactive: true as an expiry date in the past")
-		}
+		sc.user(i, &p.Users[i])
 	}
 	if p.Disks != nil {
-		for i := range p.Disks.Partitions {
-			pt := &p.Disks.Partitions[i]
-			if pt.Layout == nil && len(pt.DiskLayout) == 0 {
-				ps.Warnf(fmt.Sprintf("disks.partitions[%d].layout", i),
-					"is unset and written as '<nil>', which cloud-init's schema rejects (corrections write false)")
-			}
+		sc.disks(p.Disks)
+	}
+	for i, m := range p.Mounts {
+		for j, v := range m {
+			sc.plain(fmt.Sprintf("mounts[%d][%d]", i, j), v, false)
 		}
 	}
 	return h
@@ -183,52 +194,38 @@ func plainSafe(s string) bool {
 	return true
 }
 
-// plainString reports whether s, written plain, is read back as a string
-// (and not as a number, boolean or null) with the same value.
-func plainString(s string) bool {
-	return plainSafe(s) && yamlKind(s) == "string"
-}
 
-// yamlKind is the type a YAML 1.1 loader (PyYAML, as cloud-init uses) gives
-// the plain scalar s.
+// yamlKind is the type PyYAML's safe loader (YAML 1.1, as cloud-init
+// uses it) gives the plain scalar s, by the implicit resolvers it registers.
 func yamlKind(s string) string {
-	if s == "" || s == "~" || strings.EqualFold(s, "null") {
+	if s == "" {
 		return "null"
 	}
-	for _, b := range yaml11Bools {
-		if strings.EqualFold(s, b) {
-			return "boolean"
-		}
+	if !strings.ContainsAny(s[:1], "0123456789+-.~<=yYnNtTfFoO") {
+		return "string"
 	}
-	if isNumber(s) {
+	switch {
+	case yaml11Null.MatchString(s):
+		return "null"
+	case yaml11Bool.MatchString(s):
+		return "boolean"
+	case yaml11Int.MatchString(s), yaml11Float.MatchString(s):
 		return "number"
+	case yaml11Timestamp.MatchString(s):
+		return "timestamp"
+	case s == "<<":
+		return "merge key"
+	case s == "=":
+		return "value key"
 	}
 	return "string"
 }
 
-var yaml11Bools = []string{"true", "false", "yes", "no", "on", "off", "y", "n"}
-
-func isNumber(s string) bool {
-	t := strings.TrimLeft(s, "+-")
-	if t == "" {
-		return false
-	}
-	if strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0o") {
-		t = t[2:]
-		return t != "" && strings.Trim(t, "0123456789abcdefABCDEF_") == ""
-	}
-	dot, digits := false, false
-	for i, c := range t {
-		switch {
-		case c >= '0' && c <= '9' || c == '_':
-			digits = true
-		case c == '.' && !dot:
-			dot = true
-		case (c == 'e' || c == 'E') && digits && i > 0:
-			return isNumber(t[i+1:]) && !strings.Contains(t[i+1:], ".")
-		default:
-			return strings.EqualFold(t, ".inf") || strings.EqualFold(t, ".nan")
-		}
-	}
-	return digits
-}
+// PyYAML's implicit resolvers (yaml/resolver.py), unchanged.
+var (
+	yaml11Null      = regexp.MustCompile(`^(?:~|null|Null|NULL)$`)
+	yaml11Bool      = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	yaml11Int       = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	yaml11Float     = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	yaml11Timestamp = regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?|[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9])$`)
+)

@@ -30,7 +30,7 @@ func TestJinjaHazard(t *testing.T) {
 
 func TestYAMLKind(t *testing.T) {
 	tests := map[string]string{
-		"0": "number", "2": "number", "-1": "number", "1.5": "number", "1e3": "number", "0x1F": "number", ".inf": "number",
+		"0": "number", "2": "number", "-1": "number", "1.5": "number", "1e3": "string", "1.0e+3": "number", "2026-12-01": "timestamp", "0x1F": "number", ".inf": "number",
 		"true": "boolean", "No": "boolean", "on": "boolean", "~": "null", "null": "null", "": "null",
 		"defaults,nofail": "string", "/var/lib/etcd": "string", "LABEL=x": "string", "ext4": "string", "1.2.3": "string", "e5": "string",
 	}

@@ -24,24 +24,27 @@ func (*Renderer) Format() string { return Format }
 // Check implements provisioning.Provisioner. cloud-init can express every Plan
 // feature, so it reports validation errors and the CABPK-layout hazards only.
 func (*Renderer) Check(p *provisioning.Plan, opts provisioning.Options) provisioning.Problems {
-	ps := p.Validate()
+	ps, _ := check(p, opts)
+	return ps
+}
+
+// check is what Check and Render share. This is CABPK's dialect: what
+// Validate calls a hazard is what CABPK renders, so it is a warning here.
+func check(p *provisioning.Plan, opts provisioning.Options) (provisioning.Problems, *hazards) {
+	ps := p.Validate().Tolerate()
 	if opts.Version != "" {
 		ps.Errorf("options.version", "the %s provisioner has one dialect; version %q is not supported", Format, opts.Version)
 	}
-	findHazards(p, &ps)
-	return ps
+	hz := findHazards(p, &ps, opts.Corrections)
+	return ps, hz
 }
 
 // Render implements provisioning.Provisioner.
 func (r *Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*provisioning.Output, error) {
-	ps := p.Validate()
-	if opts.Version != "" {
-		ps.Errorf("options.version", "the %s provisioner has one dialect; version %q is not supported", Format, opts.Version)
-	}
+	ps, hz := check(p, opts)
 	if err := ps.Err(); err != nil {
 		return nil, err
 	}
-	hz := findHazards(p, &ps)
 	e := &emitter{corrections: opts.Corrections, hz: hz}
 	e.buf.Grow(estimate(p))
 	e.plan(p)
@@ -50,7 +53,7 @@ func (r *Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*pro
 		Format: Format,
 		Sizes:  map[string]int{"write_files": e.filesBytes, "commands": e.commandsBytes, "total": e.buf.Len()},
 	}
-	if !opts.Corrections && len(ps) > 0 {
+	if len(ps) > 0 {
 		out.Warnings = ps.Warnings()
 	}
 	if opts.Compress {

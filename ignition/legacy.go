@@ -25,7 +25,10 @@ func checkLegacy(p *provisioning.Plan, opts provisioning.Options) provisioning.P
 // runLegacy validates the Plan, builds its CLC and reads the additional
 // config: one pass that Check and Render share.
 func runLegacy(p *provisioning.Plan, opts provisioning.Options) (provisioning.Problems, *legacyBuilder, *ign23types.Config) {
-	ps := p.Validate()
+	// CABPK's dialect: hazards are warnings; what CABPK's own transpiler
+	// refuses (a relative or Windows path, among others) still fails in
+	// renderLegacy, where the same transpiler checks the same config.
+	ps := p.Validate().Tolerate()
 	if opts.Compress {
 		provisioning.Unsupported(&ps, legacyName, "options.compress", "compressed output (Ignition 2.3 has no compressed config references; use Ignition v3)")
 	}

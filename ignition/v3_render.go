@@ -36,7 +36,13 @@ var dialects = []dialect{
 }
 
 func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provisioning.Problems, any) {
+	// Native Ignition is nodeboot's own mode: hazards stay errors.
 	ps := p.Validate()
+	for i := range p.Files {
+		if f := &p.Files[i]; provisioning.IsWindowsPath(f.Path) {
+			provisioning.Unsupported(&ps, Format+" "+d.version, provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), "path"), "a Windows path (Ignition provisions Linux only)")
+		}
+	}
 	if ps.Err() != nil {
 		return ps, nil
 	}

@@ -29,6 +29,11 @@ type Problem struct {
 	Path     string
 	Message  string
 	Severity Severity
+	// Hazard marks an error about input that CABPK renders anyway: the
+	// output is unsafe or will not do what was meant, but it is what CABPK
+	// writes. Provisioners in CABPK's dialects report hazards as warnings
+	// and render (see Tolerate); everywhere else they stay errors.
+	Hazard bool
 }
 
 func (p Problem) String() string { return p.Path + ": " + p.Message }
@@ -44,6 +49,25 @@ func (ps *Problems) Errorf(path, format string, args ...any) {
 // Warnf adds a warning at path.
 func (ps *Problems) Warnf(path, format string, args ...any) {
 	*ps = append(*ps, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityWarning})
+}
+
+// Hazardf adds a hazard at path: an error that CABPK's dialects tolerate.
+func (ps *Problems) Hazardf(path, format string, args ...any) {
+	*ps = append(*ps, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError, Hazard: true})
+}
+
+// Tolerate returns the problems with every hazard turned into a warning:
+// what a provisioner reports for a dialect that must render whatever CABPK
+// renders. The receiver is not changed.
+func (ps Problems) Tolerate() Problems {
+	out := make(Problems, len(ps))
+	for i, p := range ps {
+		if p.Hazard {
+			p.Severity = SeverityWarning
+		}
+		out[i] = p
+	}
+	return out
 }
 
 // Errors returns only the problems of SeverityError.

@@ -2,7 +2,7 @@ package provisioning
 
 import (
 	"fmt"
-	"path"
+	pathpkg "path"
 	"strings"
 )
 
@@ -26,7 +26,7 @@ func (p *Plan) Validate() Problems {
 		}
 		if prev, dup := seen[f.Path]; dup {
 			if !ptrTrue(f.Append) {
-				ps.Errorf(FieldPath(f.Origin, index("files", i), "path"), "duplicate path %q (also %s)", f.Path, FieldPath(p.Files[prev].Origin, index("files", prev), ""))
+				ps.Hazardf(FieldPath(f.Origin, index("files", i), "path"), "duplicate path (also %s): the later file replaces the earlier", FieldPath(p.Files[prev].Origin, index("files", prev), ""))
 			}
 			continue
 		}
@@ -34,26 +34,32 @@ func (p *Plan) Validate() Problems {
 	}
 	users := make(map[string]bool, len(p.Users))
 	for i, u := range p.Users {
+		pp := func(field string) string { return FieldPath(u.Origin, index("users", i), field) }
 		switch {
+		case u.Name == "":
+			ps.Errorf(pp("name"), "must not be empty")
 		case strings.TrimSpace(u.Name) == "":
-			ps.Errorf(FieldPath(u.Origin, index("users", i), "name"), "must not be empty")
+			ps.Hazardf(pp("name"), "must not be blank")
 		case users[u.Name]:
-			ps.Errorf(FieldPath(u.Origin, index("users", i), "name"), "duplicate user %q", u.Name)
+			ps.Hazardf(pp("name"), "duplicate user name (also an earlier users entry)")
 		}
 		users[u.Name] = true
 		if strings.ContainsAny(u.Name, " :\n\t") {
-			ps.Errorf(FieldPath(u.Origin, index("users", i), "name"), "must not contain blanks or ':'")
+			ps.Hazardf(pp("name"), "must not contain blanks or ':'; no system can create such an account")
+		}
+		if strings.Contains(u.Name, "/") || u.Name == "." || u.Name == ".." {
+			ps.Hazardf(pp("name"), "must not contain '/' or be '.' or '..': provisioners that write per-user files (sudoers) use the name as a path")
 		}
 		for j, k := range u.SSHAuthorizedKeys {
 			if strings.TrimSpace(k) == "" {
-				ps.Errorf(FieldPath(u.Origin, index("users", i), index("sshAuthorizedKeys", j)), "must not be empty")
+				ps.Hazardf(pp(index("sshAuthorizedKeys", j)), "must not be blank")
 			}
 		}
 	}
 	if p.NTP != nil {
 		for i, s := range p.NTP.Servers {
 			if strings.TrimSpace(s) == "" {
-				ps.Errorf(fmt.Sprintf("ntp.servers[%d]", i), "must not be empty")
+				ps.Hazardf(fmt.Sprintf("ntp.servers[%d]", i), "must not be blank")
 			}
 		}
 	}
@@ -62,10 +68,10 @@ func (p *Plan) Validate() Problems {
 	}
 	for i, m := range p.Mounts {
 		if len(m) < 2 {
-			ps.Errorf(fmt.Sprintf("mounts[%d]", i), "needs at least a device and a mount point")
+			ps.Hazardf(fmt.Sprintf("mounts[%d]", i), "needs at least a device and a mount point")
 		}
 		if len(m) > 6 {
-			ps.Errorf(fmt.Sprintf("mounts[%d]", i), "has %d fields, fstab has 6", len(m))
+			ps.Hazardf(fmt.Sprintf("mounts[%d]", i), "has %d fields, fstab has 6", len(m))
 		}
 	}
 	bootstrap := 0
@@ -80,7 +86,7 @@ func (p *Plan) Validate() Problems {
 			}
 		}
 	}
-	if p.Sentinel != "" && !path.IsAbs(p.Sentinel) {
+	if p.Sentinel != "" && !pathpkg.IsAbs(p.Sentinel) {
 		ps.Errorf("sentinel", "must be absolute")
 	}
 	return ps
@@ -93,27 +99,37 @@ func validateFile(ps *Problems, f *File, i int) {
 		return
 	}
 	pp := index("files", i)
+	path := FieldPath(f.Origin, pp, "path")
 	switch {
 	case f.Path == "":
-		ps.Errorf(FieldPath(f.Origin, pp, "path"), "must not be empty")
-	case !path.IsAbs(f.Path):
-		ps.Errorf(FieldPath(f.Origin, pp, "path"), "must be absolute")
+		ps.Errorf(path, "must not be empty")
+	case strings.ContainsAny(f.Path, "\n\r\x00"):
+		ps.Hazardf(path, "must not contain line breaks or NUL")
+	case IsWindowsPath(f.Path):
+	case !pathpkg.IsAbs(f.Path):
+		ps.Hazardf(path, "must be absolute")
 	case strings.HasSuffix(f.Path, "/"):
-		ps.Errorf(FieldPath(f.Origin, pp, "path"), "must name a file, not a directory")
-	case path.Clean(f.Path) != f.Path:
-		ps.Errorf(FieldPath(f.Origin, pp, "path"), "must be clean (no '..', '//' or '.')")
-	case strings.ContainsAny(f.Path, "\n\x00"):
-		ps.Errorf(FieldPath(f.Origin, pp, "path"), "must not contain newlines or NUL")
+		ps.Hazardf(path, "must name a file, not a directory")
+	case pathpkg.Clean(f.Path) != f.Path:
+		ps.Hazardf(path, "must be clean (no '..', '//' or '.')")
 	}
 	if f.Permissions != "" && !validMode(f.Permissions) {
-		ps.Errorf(FieldPath(f.Origin, pp, "permissions"), "must be an octal mode such as 0640, got %q", f.Permissions)
+		ps.Hazardf(FieldPath(f.Origin, pp, "permissions"), "must be an octal mode such as 0640")
 	}
 	if !knownEncoding(f.Encoding) {
-		ps.Errorf(FieldPath(f.Origin, pp, "encoding"), "unknown encoding %q (want one of base64, gzip, gzip+base64)", f.Encoding)
+		ps.Errorf(FieldPath(f.Origin, pp, "encoding"), "unknown encoding (want one of base64, gzip, gzip+base64)")
 	}
-	if strings.ContainsAny(f.Owner, "\n ") {
-		ps.Errorf(FieldPath(f.Origin, pp, "owner"), "must be user or user:group")
+	if strings.ContainsAny(f.Owner, "\n\r ") {
+		ps.Hazardf(FieldPath(f.Origin, pp, "owner"), "must be user or user:group, without blanks or line breaks")
 	}
+}
+
+// IsWindowsPath reports whether p is an absolute Windows path with a drive
+// letter, such as C:\k\node.json or c:/k/azure.json: what Windows machine
+// templates (cloudbase-init) write files to. Such a path is absolute for
+// the Plan; provisioners for Linux-only systems refuse it.
+func IsWindowsPath(p string) bool {
+	return len(p) >= 3 && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }
 
 func validateDisks(ps *Problems, d *DiskSetup) {
@@ -151,9 +167,9 @@ func validateDisks(ps *Problems, d *DiskSetup) {
 
 // fileOK is the allocation-free fast path of validateFile for valid files.
 func fileOK(f *File) bool {
-	return path.IsAbs(f.Path) && !strings.HasSuffix(f.Path, "/") && path.Clean(f.Path) == f.Path &&
-		!strings.ContainsAny(f.Path, "\n\x00") && (f.Permissions == "" || validMode(f.Permissions)) &&
-		knownEncoding(f.Encoding) && !strings.ContainsAny(f.Owner, "\n ")
+	return pathpkg.IsAbs(f.Path) && !strings.HasSuffix(f.Path, "/") && pathpkg.Clean(f.Path) == f.Path &&
+		!strings.ContainsAny(f.Path, "\n\r\x00") && (f.Permissions == "" || validMode(f.Permissions)) &&
+		knownEncoding(f.Encoding) && !strings.ContainsAny(f.Owner, "\n\r ")
 }
 
 func validMode(m string) bool {

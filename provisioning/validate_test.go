@@ -29,19 +29,25 @@ func TestValidate(t *testing.T) {
 		{"unclean path", func(p *Plan) { p.Files[0].Path = "/etc/../a" }, []string{"spec.files[0].path: must be clean (no '..', '//' or '.')"}},
 		{"directory path", func(p *Plan) { p.Files[0].Path = "/etc/" }, []string{"spec.files[0].path: must name a file, not a directory"}},
 		{"duplicate path", func(p *Plan) { p.Files = append(p.Files, File{Path: "/etc/a"}) },
-			[]string{`files[1].path: duplicate path "/etc/a" (also spec.files[0])`}},
+			[]string{"files[1].path: duplicate path (also spec.files[0]): the later file replaces the earlier"}},
 		{"append to same path is fine", func(p *Plan) { p.Files = append(p.Files, File{Path: "/etc/a", Append: ptrBool(true)}) }, nil},
 		{"bad permissions", func(p *Plan) { p.Files[0].Permissions = "rw-r--r--" },
-			[]string{`spec.files[0].permissions: must be an octal mode such as 0640, got "rw-r--r--"`}},
+			[]string{"spec.files[0].permissions: must be an octal mode such as 0640"}},
 		{"non-octal digit", func(p *Plan) { p.Files[0].Permissions = "0648" },
-			[]string{`spec.files[0].permissions: must be an octal mode such as 0640, got "0648"`}},
+			[]string{"spec.files[0].permissions: must be an octal mode such as 0640"}},
 		{"unknown encoding", func(p *Plan) { p.Files[0].Encoding = "zstd" },
-			[]string{`spec.files[0].encoding: unknown encoding "zstd" (want one of base64, gzip, gzip+base64)`}},
-		{"owner with space", func(p *Plan) { p.Files[0].Owner = "root root" }, []string{"spec.files[0].owner: must be user or user:group"}},
-		{"empty user name", func(p *Plan) { p.Users[0].Name = " " }, []string{"spec.users[0].name: must not be empty", "spec.users[0].name: must not contain blanks or ':'"}},
-		{"duplicate user", func(p *Plan) { p.Users = append(p.Users, User{Name: "ops"}) }, []string{`users[1].name: duplicate user "ops"`}},
-		{"empty ssh key", func(p *Plan) { p.Users[0].SSHAuthorizedKeys = []string{""} }, []string{"spec.users[0].sshAuthorizedKeys[0]: must not be empty"}},
-		{"empty ntp server", func(p *Plan) { p.NTP = &NTP{Servers: []string{""}} }, []string{"ntp.servers[0]: must not be empty"}},
+			[]string{"spec.files[0].encoding: unknown encoding (want one of base64, gzip, gzip+base64)"}},
+		{"owner with space", func(p *Plan) { p.Files[0].Owner = "root root" }, []string{"spec.files[0].owner: must be user or user:group, without blanks or line breaks"}},
+		{"empty user name", func(p *Plan) { p.Users[0].Name = " " }, []string{"spec.users[0].name: must not be blank", "spec.users[0].name: must not contain blanks or ':'; no system can create such an account"}},
+		{"user name as a path", func(p *Plan) { p.Users[0].Name = "../etc" },
+			[]string{"spec.users[0].name: must not contain '/' or be '.' or '..': provisioners that write per-user files (sudoers) use the name as a path"}},
+		{"windows paths are absolute", func(p *Plan) {
+			p.Files = append(p.Files, File{Path: `C:\k\node.json`}, File{Path: "c:/k/azure.json"}, File{Path: "D:/a b/c.ps1"})
+		}, nil},
+		{"a drive letter alone is not a path", func(p *Plan) { p.Files[0].Path = "c:" }, []string{"spec.files[0].path: must be absolute"}},
+		{"duplicate user", func(p *Plan) { p.Users = append(p.Users, User{Name: "ops"}) }, []string{"users[1].name: duplicate user name (also an earlier users entry)"}},
+		{"empty ssh key", func(p *Plan) { p.Users[0].SSHAuthorizedKeys = []string{""} }, []string{"spec.users[0].sshAuthorizedKeys[0]: must not be blank"}},
+		{"empty ntp server", func(p *Plan) { p.NTP = &NTP{Servers: []string{""}} }, []string{"ntp.servers[0]: must not be blank"}},
 		{"short mount", func(p *Plan) { p.Mounts = []Mount{{"/dev/sdb"}} }, []string{"mounts[0]: needs at least a device and a mount point"}},
 		{"bad table type", func(p *Plan) { p.Disks = &DiskSetup{Partitions: []Partition{{Device: "/dev/sdb", TableType: "dos"}}} },
 			[]string{`disks.partitions[0].tableType: must be mbr or gpt, got "dos"`}},
@@ -70,6 +76,44 @@ func TestValidate(t *testing.T) {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestHazards: what CABPK renders anyway is a hazard, which Tolerate turns
+// into a warning; what no provisioner can render stays an error.
+func TestHazards(t *testing.T) {
+	p := Plan{
+		Files:    []File{{Path: "etc/a", Permissions: "rw", Owner: "a b"}, {Path: "", Encoding: "zstd"}, {Path: "/x"}, {Path: "/x"}},
+		Users:    []User{{Name: "a/b"}, {Name: ""}, {Name: "a/b", SSHAuthorizedKeys: []string{" "}}},
+		NTP:      &NTP{Servers: []string{" "}},
+		Mounts:   []Mount{{"/dev/sdb"}, {"a", "b", "c", "d", "e", "f", "g"}},
+		Commands: []Command{{Phase: PhaseBootstrap}, {Phase: PhaseBootstrap}},
+	}
+	var hazards, errs []string
+	for _, pr := range p.Validate() {
+		if pr.Severity != SeverityError {
+			t.Fatalf("Validate returned a warning: %v", pr)
+		}
+		if pr.Hazard {
+			hazards = append(hazards, pr.Path)
+		} else {
+			errs = append(errs, pr.Path)
+		}
+	}
+	wantHazards := []string{"files[0].path", "files[0].permissions", "files[0].owner", "files[3].path", "users[0].name", "users[2].name", "users[2].name", "users[2].sshAuthorizedKeys[0]", "ntp.servers[0]", "mounts[0]", "mounts[1]"}
+	wantErrs := []string{"files[1].path", "files[1].encoding", "users[1].name", "commands[1]"}
+	if diff := cmp.Diff(wantHazards, hazards); diff != "" {
+		t.Errorf("hazards (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantErrs, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	tolerated := p.Validate().Tolerate()
+	if got := len(tolerated.Errors()); got != len(wantErrs) {
+		t.Errorf("after Tolerate %d errors, want %d", got, len(wantErrs))
+	}
+	if got := len(tolerated.Warnings()); got != len(wantHazards) {
+		t.Errorf("after Tolerate %d warnings, want %d", got, len(wantHazards))
 	}
 }
 

@@ -1,0 +1,189 @@
+package cloudinit
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// scan checks every value CABPK's layout writes, in the way the layout
+// writes it (plain, single-quoted, Go-quoted, literal block), against what
+// cloud-init reads. Messages name the construct at fault, never the value:
+// values may come from Secrets (passwdFrom, contentFrom).
+type scan struct {
+	ps          *provisioning.Problems
+	corrections bool
+}
+
+// hazard reports a problem. Under corrections, what the corrections fix is
+// not reported at all.
+func (s *scan) hazard(path string, correctable bool, format string, args ...any) {
+	if s.corrections && correctable {
+		return
+	}
+	s.ps.Warnf(path, format, args...)
+}
+
+func (s *scan) warn(path, format string, args ...any) { s.hazard(path, true, format, args...) }
+
+// plain checks a value written as a YAML plain scalar.
+func (s *scan) plain(path, v string, key bool) {
+	if v == "" {
+		return
+	}
+	if bad := jinjaHazard(v); bad != "" {
+		s.warn(path, "%s; under the '## template: jinja' header cloud-init renders it, which changes the value or fails the whole document (corrections escape it)", bad)
+	}
+	r, why := plainReading(v, key)
+	if r != readsSame && s.corrections && !utf8.ValidString(v) {
+		s.ps.Errorf(path, "contains invalid UTF-8, which no YAML document can carry")
+		return
+	}
+	switch r {
+	case readsInjected:
+		s.warn(path, "contains %s: what follows is read as YAML of its own, which can add or replace cloud-config keys (corrections quote it)", why)
+	case readsBroken:
+		s.warn(path, "contains %s: cloud-init cannot parse the document and runs none of it (corrections quote it)", why)
+	case readsChanged:
+		s.warn(path, "contains %s, so cloud-init reads a different value than the one written (corrections quote it)", why)
+	case readsTyped:
+		s.warn(path, "is read by cloud-init as %s (corrections quote it)", why)
+	}
+}
+
+// quotedPermissions checks permissions, which the layout writes in single
+// quotes. Validate reports modes that are not octal; this reports the ones
+// that also break or change the document.
+func (s *scan) quotedPermissions(path, v string) {
+	if bad := jinjaHazard(v); bad != "" {
+		s.warn(path, "%s; under the '## template: jinja' header cloud-init renders it (corrections escape it)", bad)
+	}
+	switch {
+	case !printable(v):
+		s.warn(path, "contains a control character, NUL or invalid UTF-8: cloud-init cannot parse the document and runs none of it (corrections quote it)")
+	case hasLineBreak(v):
+		s.warn(path, "contains a line break, which YAML folds into a blank inside quotes (corrections quote it)")
+	case strings.Contains(v, "'"):
+		s.warn(path, "contains a single quote, which ends the quoted value early: cloud-init cannot parse the document (corrections quote it)")
+	}
+}
+
+// quotedCommand checks a command, which the layout writes Go-quoted (%q).
+// Go quotes a byte of invalid UTF-8 as \xNN, which YAML reads as the
+// character U+00NN: the shell would run other bytes.
+func (s *scan) quotedCommand(path, v string) {
+	if utf8.ValidString(v) {
+		return
+	}
+	if s.corrections {
+		s.ps.Errorf(path, "contains invalid UTF-8, which no YAML document can carry")
+		return
+	}
+	s.ps.Warnf(path, "contains invalid UTF-8: the quoted command is read back with different bytes")
+}
+
+// content checks file contents, which the layout writes as a literal block.
+func (s *scan) content(path string, f *provisioning.File) {
+	_, _, fixable := correctedContent(f, false)
+	got, exact, ok, why := literalReading(f.Content)
+	if s.corrections && !fixable {
+		s.ps.Errorf(path, "is %s content that YAML cannot carry, and its encoding leaves no way to re-encode it", f.Encoding)
+		return
+	}
+	switch {
+	case f.Encoding == provisioning.EncodingGzip && !ok:
+		s.hazard(path, fixable, "holds raw gzip bytes, which YAML cannot carry: cloud-init cannot parse the document and runs none of it (corrections write it as gzip+base64)")
+	case !ok:
+		s.hazard(path, fixable, "contains %s: cloud-init cannot parse the document and runs none of it (corrections write it base64-encoded)", why)
+	case !exact && why != "":
+		s.hazard(path, fixable, "contains %s (corrections write it base64-encoded)", why)
+	case !exact && strings.Contains(f.Content, "\r\n") && got == strings.ReplaceAll(f.Content, "\r\n", "\n"):
+		s.hazard(path, fixable, "has CRLF line ends, which YAML reads as LF (corrections write it base64-encoded)")
+	}
+}
+
+// correctedContent is how corrections write a file's content: exactly
+// what the author declared, re-encoded when the literal block would carry
+// something else. fixable is false when no encoding can carry it.
+func correctedContent(f *provisioning.File, jinja bool) (content string, enc provisioning.Encoding, fixable bool) {
+	switch f.Encoding {
+	case provisioning.EncodingNone:
+		if _, exact, _, _ := literalReading(f.Content); exact && !jinja {
+			return f.Content, f.Encoding, true
+		}
+		// Base64 has no braces, so cloud-init's jinja step passes it
+		// through, and write_files decodes the exact bytes declared.
+		return base64.StdEncoding.EncodeToString([]byte(f.Content)), provisioning.EncodingBase64, true
+	case provisioning.EncodingGzip:
+		if _, _, ok, _ := literalReading(f.Content); ok && printable(f.Content) {
+			return f.Content, f.Encoding, true
+		}
+		return base64.StdEncoding.EncodeToString([]byte(f.Content)), provisioning.EncodingGzipBase64, true
+	}
+	_, _, ok, _ := literalReading(f.Content)
+	return f.Content, f.Encoding, ok
+}
+
+func (s *scan) user(i int, u *provisioning.User) {
+	pp := func(field string) string { return provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), field) }
+	for _, f := range []struct{ field, v string }{
+		{"name", u.Name}, {"passwd", u.Passwd}, {"gecos", u.Gecos}, {"groups", u.Groups}, {"homeDir", u.HomeDir},
+		{"shell", u.Shell}, {"primaryGroup", u.PrimaryGroup}, {"sudo", u.Sudo},
+	} {
+		s.plain(pp(f.field), f.v, false)
+	}
+	for j, k := range u.SSHAuthorizedKeys {
+		s.plain(pp("sshAuthorizedKeys["+strconv.Itoa(j)+"]"), k, false)
+	}
+	if u.Inactive != nil {
+		s.warn(pp("inactive"), "is written as a boolean, which cloud-init ignores (it wants a number of days); corrections express inactive: true as an expiry date in the past")
+	}
+}
+
+func (s *scan) disks(d *provisioning.DiskSetup) {
+	if len(d.Partitions) == 0 {
+		s.warn("disks.partitions", "is empty, so 'disk_setup:' is written without entries, which cloud-init's schema rejects (corrections leave it out)")
+	}
+	for i := range d.Partitions {
+		pt := &d.Partitions[i]
+		pp := fmt.Sprintf("disks.partitions[%d]", i)
+		s.plain(pp+".device", pt.Device, true)
+		s.plain(pp+".tableType", pt.TableType, false)
+		if pt.Layout == nil && len(pt.DiskLayout) == 0 {
+			s.warn(pp+".layout", "is unset and written as '<nil>', which cloud-init's schema rejects (corrections write false)")
+		}
+		for j, l := range pt.DiskLayout {
+			if code := partitionTypeCode(l.PartitionType); l.PartitionType != "" && yamlKind(code) != "number" {
+				s.hazard(fmt.Sprintf("%s.diskLayout[%d].partitionType", pp, j), false,
+					"is written as a type code that is not a number; cloud-init's schema (22.4) wants a number there, although its partitioning passes the code on as written")
+			}
+		}
+	}
+	if len(d.Filesystems) == 0 {
+		s.warn("disks.filesystems", "is empty, so 'fs_setup:' is written without entries, which cloud-init's schema rejects (corrections leave it out)")
+	}
+	for i := range d.Filesystems {
+		fs := &d.Filesystems[i]
+		pp := fmt.Sprintf("disks.filesystems[%d]", i)
+		s.plain(pp+".label", fs.Label, false)
+		s.plain(pp+".filesystem", fs.Filesystem, false)
+		s.plain(pp+".device", fs.Device, false)
+		switch fs.Partition {
+		case "", "auto", "any", "none":
+		default:
+			if r, _ := plainReading(fs.Partition, false); r == readsSame || r == readsTyped {
+				s.hazard(pp+".partition", false, "is neither auto, any nor none, which cloud-init's schema (22.4) rejects, although cloud-init uses a partition number at boot")
+			} else {
+				s.plain(pp+".partition", fs.Partition, false)
+			}
+		}
+		s.plain(pp+".replaceFS", fs.ReplaceFS, false)
+		for j, o := range fs.ExtraOpts {
+			s.plain(fmt.Sprintf("%s.extraOpts[%d]", pp, j), o, false)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package testenv
+
+import (
+	_ "embed"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// cloudInitLoadScript drives cloud-init's own Python modules over many
+// documents in one process: the jinja renderer `cloud-init devel render`
+// uses, then validate_cloudconfig_file, the function `cloud-init schema -c`
+// calls, then cloud-init's YAML loader. The shell tool in ../shared/tools
+// starts cloud-init twice per file (about 0.6 s each); generated suites
+// validate thousands of documents, which only a single process can afford.
+// TestBatchSchemaAgreesWithTool keeps the two in agreement.
+//
+//go:embed cloudinit_load.py
+var cloudInitLoadScript string
+
+// CloudInitResult is cloud-init's verdict on one document.
+type CloudInitResult struct {
+	// Valid is true when the document passed cloud-init's schema.
+	Valid bool `json:"valid"`
+	// Error is cloud-init's message when it did not (YAML, jinja or schema).
+	Error string `json:"error"`
+	// Data is the document as cloud-init reads it after jinja rendering,
+	// JSON-encoded (values that JSON lacks, such as dates, become strings);
+	// nil when it could not be read.
+	Data any `json:"data"`
+}
+
+// CloudInitLoad renders, validates and reads every document with cloud-init
+// (Debian's package, as .ci/run installs it). Like Tool, -short skips the
+// caller; a missing cloud-init fails it.
+func CloudInitLoad(t testing.TB, docs [][]byte) []CloudInitResult {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: not running cloud-init")
+	}
+	const python = "/usr/bin/python3"
+	if _, err := os.Stat("/usr/bin/cloud-init"); err != nil {
+		t.Fatalf("cloud-init is not installed (.ci/run installs Debian's package): %v", err)
+	}
+	dir := t.TempDir()
+	paths := make([]string, len(docs))
+	for i, d := range docs {
+		paths[i] = filepath.Join(dir, "doc-"+strconv.Itoa(i))
+		if err := os.WriteFile(paths[i], d, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := filepath.Join(dir, "load.py")
+	if err := os.WriteFile(script, []byte(cloudInitLoadScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(python, append([]string{script}, paths...)...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("cloud-init loader: %v", err)
+	}
+	var res []CloudInitResult
+	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(docs) {
+		t.Fatalf("cloud-init loader answered %d results for %d documents: %v", len(res), len(docs), err)
+	}
+	return res
+}
