@@ -194,7 +194,6 @@ func plainSafe(s string) bool {
 	return true
 }
 
-
 // yamlKind is the type PyYAML's safe loader (YAML 1.1, as cloud-init
 // uses it) gives the plain scalar s, by the implicit resolvers it registers.
 func yamlKind(s string) string {

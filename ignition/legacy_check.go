@@ -12,11 +12,13 @@ import (
 // legacyName names the legacy dialect in problems.
 const legacyName = Format + " (legacy Ignition 2.3)"
 
-// checkUnsupported reports every Plan feature the legacy layout cannot carry.
-// CABPK drops them silently (or, for ntp.enabled: false and layout: false,
-// turns them into their opposite); we refuse. append is the exception: CABPK
-// writes such a file whole, existing objects depend on that, so it stays a
-// warning and the bytes stay CABPK's.
+// checkUnsupported reports every Plan feature the legacy layout cannot
+// carry. What CABPK's webhook refuses for format: ignition (gzip encodings,
+// bootCommands, inactive: true, a table type other than gpt, partition,
+// replaceFS) is an error here too. What CABPK renders although it drops or
+// inverts it (append, ntp.enabled: false, NTP servers without enabled,
+// diskLayout, layout: false, mount sources that are not diskSetup labels)
+// renders CABPK's bytes with a warning: Flatcar nodes boot from them today.
 func (b *legacyBuilder) checkUnsupported() {
 	p, ps := b.plan, &b.ps
 	inputs := 0
@@ -63,9 +65,9 @@ func (b *legacyBuilder) checkUnsupported() {
 	if n := p.NTP; n != nil {
 		switch {
 		case n.Enabled != nil && !*n.Enabled:
-			provisioning.Unsupported(ps, legacyName, "ntp.enabled", "ntp.enabled: false (the legacy layout enables ntpd for any set value)")
+			ps.Warnf("ntp.enabled", "is false, but the legacy %s layout enables ntpd for any set value (CABPK's behaviour; use Ignition v3 to disable NTP)", Format)
 		case n.Enabled == nil && len(n.Servers) > 0:
-			provisioning.Unsupported(ps, legacyName, "ntp.enabled", "ntp servers without enabled: true (the legacy layout writes them only when enabled is set)")
+			ps.Warnf("ntp.servers", "are dropped: the legacy %s layout writes NTP servers only when enabled is set (CABPK's behaviour; set enabled: true)", Format)
 		}
 	}
 	if len(p.BootCommands) > 0 {
@@ -78,10 +80,10 @@ func (b *legacyBuilder) checkUnsupported() {
 				provisioning.Unsupported(ps, legacyName, pp+".tableType", fmt.Sprintf("tableType %q (Ignition writes GPT only)", part.TableType))
 			}
 			if len(part.DiskLayout) > 0 {
-				provisioning.Unsupported(ps, legacyName, pp+".diskLayout", "diskLayout")
+				ps.Warnf(pp+".diskLayout", "is dropped by the legacy %s layout, which partitions only by layout (CABPK's behaviour; use Ignition v3)", Format)
 			}
 			if part.Layout != nil && !*part.Layout {
-				provisioning.Unsupported(ps, legacyName, pp+".layout", "layout: false (the legacy layout creates a whole-disk partition for any set value)")
+				ps.Warnf(pp+".layout", "is false, but the legacy %s layout creates a whole-disk partition for any set value (CABPK's behaviour; leave layout unset not to partition)", Format)
 			}
 		}
 		for i, fs := range d.Filesystems {
@@ -108,12 +110,14 @@ func (b *legacyBuilder) mounts() {
 	for i, m := range b.plan.Mounts {
 		pp := fmt.Sprintf("mounts[%d]", i)
 		if len(m) < 2 {
-			continue // Plan.Validate reports it.
+			// CABPK's template indexes the mount point and fails.
+			b.ps.Errorf(pp, "needs at least a device and a mount point in the legacy %s layout", Format)
+			continue
 		}
 		label, where := m[0], m[1]
 		device, ok := devices[label]
 		if !ok {
-			provisioning.Unsupported(&b.ps, legacyName, pp+"[0]", fmt.Sprintf("a mount source %q that is not a diskSetup filesystem label", label))
+			b.ps.Warnf(pp+"[0]", "is not the label of a diskSetup filesystem, so the legacy %s layout writes a mount unit with an empty What= that fails at boot (CABPK's behaviour; name the filesystem's label)", Format)
 		}
 		if len(m) > 2 {
 			b.ps.Warnf(pp, "the legacy layout writes every field after the mount point into Options= (%q), including a filesystem type, dump and pass", strings.Join(m[2:], ","))

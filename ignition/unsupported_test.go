@@ -27,28 +27,50 @@ var legacyUnsupported = []unsupportedCase{
 	{"users inactive", func(p *provisioning.Plan) {
 		p.Users = []provisioning.User{{Name: "u", Inactive: ptr(true), Origin: "spec.users[0]"}}
 	}, "spec.users[0].inactive"},
-	{"ntp enabled false", func(p *provisioning.Plan) {
-		p.NTP = &provisioning.NTP{Enabled: ptr(false), Servers: []string{"a"}}
-	}, "ntp.enabled"},
-	{"ntp servers without enabled", func(p *provisioning.Plan) { p.NTP = &provisioning.NTP{Servers: []string{"a"}} }, "ntp.enabled"},
 	{"tableType mbr", func(p *provisioning.Plan) {
 		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", Layout: ptr(true), TableType: "mbr"}}}
 	}, "disks.partitions[0].tableType"},
-	{"diskLayout", func(p *provisioning.Plan) {
-		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", DiskLayout: []provisioning.PartitionSpec{{Percentage: 100}}}}}
-	}, "disks.partitions[0].diskLayout"},
-	{"layout false", func(p *provisioning.Plan) {
-		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", Layout: ptr(false)}}}
-	}, "disks.partitions[0].layout"},
 	{"filesystem partition", func(p *provisioning.Plan) {
 		p.Disks = &provisioning.DiskSetup{Filesystems: []provisioning.Filesystem{{Device: "/dev/sdb", Filesystem: "ext4", Label: "l", Partition: "auto", Overwrite: ptr(false)}}}
 	}, "disks.filesystems[0].partition"},
 	{"filesystem replaceFS", func(p *provisioning.Plan) {
 		p.Disks = &provisioning.DiskSetup{Filesystems: []provisioning.Filesystem{{Device: "/dev/sdb", Filesystem: "ext4", Label: "l", ReplaceFS: "ntfs", Overwrite: ptr(false)}}}
 	}, "disks.filesystems[0].replaceFS"},
+}
+
+// legacyWarned are inputs CABPK renders although it drops or inverts them:
+// the legacy dialect renders the same bytes and warns, naming the field.
+var legacyWarned = []unsupportedCase{
+	{"ntp enabled false", func(p *provisioning.Plan) {
+		p.NTP = &provisioning.NTP{Enabled: ptr(false), Servers: []string{"a"}}
+	}, "ntp.enabled"},
+	{"ntp servers without enabled", func(p *provisioning.Plan) { p.NTP = &provisioning.NTP{Servers: []string{"a"}} }, "ntp.servers"},
+	{"diskLayout", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", DiskLayout: []provisioning.PartitionSpec{{Percentage: 100}}}}}
+	}, "disks.partitions[0].diskLayout"},
+	{"layout false", func(p *provisioning.Plan) {
+		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", Layout: ptr(false)}}}
+	}, "disks.partitions[0].layout"},
 	{"mount source not a filesystem label", func(p *provisioning.Plan) {
 		p.Mounts = []provisioning.Mount{{"/dev/sdb1", "/data"}}
 	}, "mounts[0][0]"},
+}
+
+// TestLegacyWarnsWhereCABPKDropsOrInverts: each renders, with exactly one
+// warning, at the field, and the same output as the input without the
+// feature would give where CABPK drops it.
+func TestLegacyWarnsWhereCABPKDropsOrInverts(t *testing.T) {
+	r := &ignition.Renderer{}
+	for _, c := range legacyWarned {
+		t.Run(c.name, func(t *testing.T) {
+			p := basePlan()
+			c.change(p)
+			out, err := r.Render(p, provisioning.Options{})
+			require.NoError(t, err)
+			require.Len(t, out.Warnings, 1, out.Warnings.Error())
+			require.Equal(t, c.path, out.Warnings[0].Path)
+		})
+	}
 }
 
 var v3Unsupported = []unsupportedCase{
