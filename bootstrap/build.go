@@ -34,6 +34,8 @@ type Result struct {
 	Format string
 	// Options for the provisioner, from the spec and nodeboot's annotations.
 	Options provisioning.Options
+	// Strict makes Render refuse output that has warnings (nodeboot.dev/strict).
+	Strict bool
 	// Certificates are the cluster certificates used; those with Generated set
 	// were created by this build and must be saved by the caller.
 	Certificates secret.Certificates
@@ -56,6 +58,7 @@ func Build(ctx context.Context, in Input) (*Result, error) {
 	var ps problems
 	ps.add(in.configRef(), validateSpec(&in.Config.Spec))
 	format, opts := in.renderOptions(&ps)
+	strict := in.boolAnnotation(AnnotationStrict, in.Strict, &ps)
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
@@ -90,7 +93,7 @@ func Build(ctx context.Context, in Input) (*Result, error) {
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	return &Result{Plan: b.plan, Format: format, Options: opts, Certificates: b.certs, Config: in.Config}, nil
+	return &Result{Plan: b.plan, Format: format, Options: opts, Strict: strict, Certificates: b.certs, Config: in.Config}, nil
 }
 
 func ownerVersionPath(in *Input) string {

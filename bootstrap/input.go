@@ -45,6 +45,9 @@ type Input struct {
 	// have no Secret, as CABPK does when the Cluster has no controlPlaneRef.
 	// Generated ones are returned in Result.Certificates for the caller to save.
 	GenerateMissingCertificates bool
+	// Strict turns every render warning into an error, for configs without
+	// the nodeboot.dev/strict annotation (which decides where it is set).
+	Strict bool
 }
 
 func (in *Input) configRef() string {

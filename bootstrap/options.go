@@ -18,6 +18,10 @@ const (
 	// AnnotationIgnitionVersion selects native Ignition of this spec version
 	// (e.g. "3.4.0") instead of CABPK's Ignition 2.3 for format: ignition.
 	AnnotationIgnitionVersion = "nodeboot.dev/ignition-version"
+	// AnnotationStrict: "true" turns every render warning into an error
+	// naming the field, so no hazard CABPK would render reaches a node;
+	// "false" opts out where the manager is strict for all configs.
+	AnnotationStrict = "nodeboot.dev/strict"
 )
 
 // FormatCloudConfig and FormatIgnition are the values of spec.format and of
@@ -42,6 +46,22 @@ func (in *Input) annotation(key string) (string, bool) {
 	return "", false
 }
 
+// boolAnnotation reads an opt-in annotation that is "true" or "false".
+func (in *Input) boolAnnotation(key string, def bool, ps *problems) bool {
+	v, ok := in.annotation(key)
+	if !ok {
+		return def
+	}
+	switch strings.ToLower(v) {
+	case "true":
+		return true
+	case "false", "":
+		return false
+	}
+	ps.errorf(in.configRef(), "metadata.annotations["+key+"]", "must be \"true\" or \"false\"")
+	return def
+}
+
 // renderOptions derives the format and provisioner options from the spec and
 // the opt-in annotations.
 func (in *Input) renderOptions(ps *problems) (string, provisioning.Options) {
@@ -51,15 +71,7 @@ func (in *Input) renderOptions(ps *problems) (string, provisioning.Options) {
 		format = FormatCloudConfig
 	}
 	var opts provisioning.Options
-	if v, ok := in.annotation(AnnotationCloudInitCorrections); ok {
-		switch strings.ToLower(v) {
-		case "true":
-			opts.Corrections = true
-		case "false", "":
-		default:
-			ps.errorf(in.configRef(), "metadata.annotations["+AnnotationCloudInitCorrections+"]", "must be \"true\" or \"false\", got %q", v)
-		}
-	}
+	opts.Corrections = in.boolAnnotation(AnnotationCloudInitCorrections, false, ps)
 	if format == FormatIgnition {
 		if v, ok := in.annotation(AnnotationIgnitionVersion); ok {
 			opts.Version = v

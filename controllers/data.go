@@ -52,6 +52,7 @@ func (r *Reconciler) buildData(ctx context.Context, s *scope, secrets *secretGet
 		Secrets:                     secrets,
 		ControlPlaneVersion:         cpVersion,
 		GenerateMissingCertificates: true,
+		Strict:                      r.Strict,
 	}
 	res, err := bootstrap.Build(ctx, in)
 	if err != nil {

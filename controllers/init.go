@@ -55,5 +55,6 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result
 	if err := r.storeData(ctx, s, data.output); err != nil {
 		return ctrl.Result{}, err
 	}
+	r.reportWarnings(s, data.output.Warnings)
 	return ctrl.Result{}, nil
 }

@@ -43,6 +43,7 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope) (ctrl.Result, 
 	if err := r.storeData(ctx, s, data.output); err != nil {
 		return ctrl.Result{}, err
 	}
+	r.reportWarnings(s, data.output.Warnings)
 	// Come back to refresh the token until the node consumed it.
 	return ctrl.Result{RequeueAfter: r.tokenCheckInterval()}, nil
 }

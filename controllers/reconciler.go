@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/tools/record"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/bootstrap/kubeadm/pkg/locking"
@@ -81,6 +82,12 @@ type Reconciler struct {
 	TokenTTL time.Duration
 	// Extensions run in order on every build.
 	Extensions []Extension
+	// Recorder receives a Warning Event per rendering with hazards; nil
+	// defaults to the manager's recorder for "nodeboot-kubeadmconfig".
+	Recorder record.EventRecorder
+	// Strict refuses data with render warnings for every config that does
+	// not say otherwise with the nodeboot.dev/strict annotation.
+	Strict bool
 
 	// released holds the UIDs of clusters whose init lock this process saw
 	// released after initialization; see releaseInitLock.
@@ -121,6 +128,9 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 	}
 	if r.TokenTTL == 0 {
 		r.TokenTTL = DefaultTokenTTL
+	}
+	if r.Recorder == nil {
+		r.Recorder = mgr.GetEventRecorderFor("nodeboot-kubeadmconfig") //nolint:staticcheck // CAPI's reconcilers use the core/v1 recorder too.
 	}
 
 	log := ctrl.LoggerFrom(ctx).WithValues("controller", "kubeadmconfig")

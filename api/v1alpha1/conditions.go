@@ -38,3 +38,18 @@ const (
 	// SourceInvalidReason: nothing is delivered while the source is invalid.
 	SourceInvalidReason = "SourceInvalid"
 )
+
+// Conditions nodeboot adds to a KubeadmConfig (whose API is CABPK's). They
+// never take part in Ready: a swap back to CABPK leaves them stale but harmless.
+const (
+	// RenderWarningsCondition is True when the bootstrap data was rendered
+	// with hazards that CABPK renders the same way: what would break or
+	// change the node. The message lists field paths and what is wrong,
+	// never values. Without hazards the condition is absent, so status
+	// stays exactly CABPK's.
+	RenderWarningsCondition = "RenderWarnings"
+	// CABPKHazardsReason: the data has CABPK's bytes and these hazards;
+	// the nodeboot.dev/cloud-init-corrections or nodeboot.dev/strict
+	// annotations fix or refuse them.
+	CABPKHazardsReason = "CABPKHazards"
+)

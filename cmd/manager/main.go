@@ -84,6 +84,7 @@ type options struct {
 	webhookKeyName              string
 	skipCRDMigrationPhases      []string
 	manager                     flags.ManagerOptions
+	strict                      bool
 	logs                        *logsv1.LoggingConfiguration
 }
 
@@ -108,6 +109,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.firstBootAddonConcurrency, "firstbootaddon-concurrency", 10, "Number of FirstBootAddons to process simultaneously.")
 	fs.IntVar(&o.addonsMaxBytes, "addons-max-bytes", defaultAddonsMaxBytes, "Size budget in bytes of bootstrap data that carries first-boot add-ons (16384 is EC2's user-data limit); larger data is an error on the KubeadmConfig, never truncated. 0 turns the budget off.")
 	fs.BoolVar(&o.addonsCompress, "addons-compress", defaultAddonsCompress, "Compress bootstrap data that carries first-boot add-ons where the format allows it (gzip cloud-config, Ignition v3).")
+	fs.BoolVar(&o.strict, "strict", false, "Refuse bootstrap data with render warnings (hazards CABPK renders) for every KubeadmConfig, naming the field on its conditions; the annotation nodeboot.dev/strict: \"false\" opts one config out, \"true\" opts one in.")
 	fs.DurationVar(&o.tokenTTL, "bootstrap-token-ttl", controllers.DefaultTokenTTL, "How long a bootstrap token is valid; it is refreshed until the node joined.")
 	fs.StringVar(&o.healthAddr, "health-addr", ":9440", "Address the health and readiness probes bind to.")
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":9440", "Alias of --health-addr.")

@@ -75,6 +75,7 @@ func newReconcilers(c clients, o *options) reconcilers {
 			ClusterCache:        c.clusterCache,
 			WatchFilterValue:    o.watchFilter,
 			TokenTTL:            o.tokenTTL,
+			Strict:              o.strict,
 			Extensions:          []controllers.Extension{ext},
 		},
 		firstBootAddon: &addonsctrl.FirstBootAddonReconciler{
