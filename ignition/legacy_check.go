@@ -2,6 +2,7 @@ package ignition
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	ctypes "github.com/flatcar/container-linux-config-transpiler/config/types"
@@ -28,6 +29,10 @@ func (b *legacyBuilder) checkUnsupported() {
 		switch f.Encoding {
 		case provisioning.EncodingGzip, provisioning.EncodingGzipBase64:
 			provisioning.Unsupported(ps, legacyName, pp("encoding"), fmt.Sprintf("encoding %q", f.Encoding))
+		}
+		if !path.IsAbs(f.Path) && f.Path != "" {
+			// CABPK's transpiler refuses the config, so CABPK fails too.
+			ps.Errorf(pp("path"), "must be absolute in the legacy %s layout (CABPK's Ignition transpiler refuses it too)", Format)
 		}
 		if f.Permissions == "" {
 			// The transpiler refuses a file without a mode, and so does CABPK.
@@ -159,6 +164,10 @@ func (b *legacyBuilder) disks() {
 		}
 		if fs.Overwrite != nil {
 			mount.WipeFilesystem = *fs.Overwrite
+		} else {
+			// CABPK's template writes "wipe_filesystem: <nil>", which its
+			// transpiler refuses: CABPK fails on such a config.
+			b.ps.Errorf(pp+".overwrite", "must be set in the legacy %s layout (CABPK's Ignition transpiler refuses the value CABPK writes for an unset one)", Format)
 		}
 		for j, o := range fs.ExtraOpts {
 			mount.Options = append(mount.Options, b.plain(fmt.Sprintf("%s.extraOpts[%d]", pp, j), o))

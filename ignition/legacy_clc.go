@@ -181,8 +181,13 @@ func (b *legacyBuilder) file(i int, f *provisioning.File) {
 	}
 	if f.Permissions != "" {
 		mode, asMeant := yamlMode(f.Permissions)
-		if !asMeant {
-			b.ps.Warnf(pp("permissions"), "%q without a leading 0 is read as the decimal mode %d (%#o) by the legacy layout; write %q", f.Permissions, mode, mode, "0"+f.Permissions)
+		switch {
+		case mode < 0:
+			// YAML reads a string where the transpiler wants a number, and
+			// CABPK fails on it.
+			b.ps.Errorf(pp("permissions"), "is not a number, which the legacy %s layout cannot carry (CABPK's Ignition transpiler refuses it too)", Format)
+		case !asMeant:
+			b.ps.Warnf(pp("permissions"), "has no leading 0, so the legacy layout reads it as a decimal number and the file gets mode %#o (write it with a leading 0)", mode)
 		}
 		out.Mode = &mode
 	}

@@ -153,11 +153,12 @@ func literalBlock(s string) (v string, reindented, ok bool) {
 func leadingSpaces(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
 
 // yamlMode returns the file mode YAML reads from "mode: PERMISSIONS", and
-// whether that is the octal mode the author meant.
+// whether that is the octal mode the author meant; -1 when YAML reads no
+// integer there.
 func yamlMode(perm string) (mode int, asMeant bool) {
 	v, err := strconv.ParseInt(perm, 0, 64)
 	if err != nil {
-		return 0, false
+		return -1, false
 	}
 	octal, _ := strconv.ParseInt(perm, 8, 64)
 	return int(v), v == octal

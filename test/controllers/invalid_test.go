@@ -2,6 +2,7 @@ package controllers_test
 
 import (
 	"context"
+	"k8s.io/utils/ptr"
 	"strings"
 	"testing"
 	"time"
@@ -20,9 +21,12 @@ func TestInvalidInput(t *testing.T) {
 	startManager(t, managerOptions{provider: nodeboot, namespaces: []string{ns}, wrap: reconciles.wrap})
 	spec := testSpec(worker, true)
 	spec.JoinConfiguration.Discovery.BootstrapToken.Token = "abcdef.0123456789abcdef"
-	// A relative path is caught by the plan validation; the webhook would
-	// not have caught it.
-	spec.Files = append(spec.Files, bootstrapv1.File{Path: "etc/relative", Content: "x"})
+	// CABPK renders a relative path as cloud-config, but its Ignition
+	// transpiler refuses it: the plan validation catches it there, and the
+	// webhook would not have.
+	spec.Format = bootstrapv1.Ignition
+	spec.Users[0].LockPassword = ptr.To(false)
+	spec.Files = append(spec.Files, bootstrapv1.File{Path: "etc/relative", Content: "x", Permissions: "0644"})
 	createMachine(t, ns, "bad", worker, spec)
 
 	ctx := context.Background()

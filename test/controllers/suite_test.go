@@ -228,6 +228,8 @@ type managerOptions struct {
 	// and the FirstBootAddon reconciler reading workload clusters through
 	// the ClusterCache. nodeboot only.
 	addons *addonsctrl.ExtensionOptions
+	// strict is the manager's --strict flag. nodeboot only.
+	strict bool
 }
 
 // startManager runs a manager with one KubeadmConfig reconciler until the
@@ -296,7 +298,7 @@ func startManager(t testing.TB, o managerOptions) (stop func()) {
 		}
 		err = (&controllers.Reconciler{
 			Client: mgr.GetClient(), SecretCachingClient: secretCachingClient, APIReader: mgr.GetAPIReader(),
-			ClusterCache: cc, TokenTTL: o.tokenTTL, Extensions: extensions,
+			ClusterCache: cc, TokenTTL: o.tokenTTL, Extensions: extensions, Strict: o.strict,
 		}).SetupWithManager(ctx, mgr, opts)
 	case oracle:
 		err = (&cabpk.Reconciler{
