@@ -3,6 +3,7 @@ package cloudinit
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/nodeboot/nodeboot/provisioning"
@@ -48,49 +49,44 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 	for i := range p.Files {
 		f := &p.Files[i]
 		pp := func(field string) string { return provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), field) }
-		sc.plain(pp("path"), f.Path, false)
-		sc.plain(pp("owner"), f.Owner, false)
-		sc.quotedPermissions(pp("permissions"), f.Permissions)
+		sc.plain(func() string { return pp("path") }, f.Path, false)
+		sc.plain(func() string { return pp("owner") }, f.Owner, false)
+		sc.quotedPermissions(func() string { return pp("permissions") }, f.Permissions)
 		if f.Encoding == provisioning.EncodingNone {
 			if bad := jinjaHazard(f.Content); bad != "" {
 				sc.warn(pp("content"), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections write it base64-encoded)", bad)
 				mark(&get().files, i)
 			}
 		}
-		sc.content(pp("content"), f)
+		sc.content(func() string { return pp("content") }, f)
 	}
 	for i := range p.Commands {
 		c := &p.Commands[i]
 		if c.Phase == provisioning.PhaseBootstrap {
 			continue
 		}
-		pp := provisioning.FieldPath(c.Origin, fmt.Sprintf("commands[%d]", i), "")
 		if bad := jinjaHazard(c.Script); bad != "" {
-			sc.warn(pp, "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections wrap it in a jinja raw block)", bad)
+			sc.warn(provisioning.FieldPath(c.Origin, fmt.Sprintf("commands[%d]", i), ""), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections wrap it in a jinja raw block)", bad)
 			mark(&get().commands, i)
 		}
-		sc.quotedCommand(pp, c.Script)
+		sc.quotedCommand(func() string { return provisioning.FieldPath(c.Origin, fmt.Sprintf("commands[%d]", i), "") }, c.Script)
 	}
 	for i, c := range p.BootCommands {
-		pp := fmt.Sprintf("bootCommands[%d]", i)
 		if bad := jinjaHazard(c); bad != "" {
-			sc.warn(pp, "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections wrap it in a jinja raw block)", bad)
+			sc.warn(fmt.Sprintf("bootCommands[%d]", i), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections wrap it in a jinja raw block)", bad)
 			mark(&get().boot, i)
 		}
-		sc.quotedCommand(pp, c)
+		sc.quotedCommand(func() string { return fmt.Sprintf("bootCommands[%d]", i) }, c)
 	}
 	if n := p.NTP; n != nil {
 		if len(n.Servers) == 0 {
 			sc.warn("ntp.servers", "is empty, so 'servers:' is written without entries, which cloud-init's schema rejects (corrections leave it out)")
 		}
-		seen := map[string]bool{}
 		for i, s := range n.Servers {
-			pp := fmt.Sprintf("ntp.servers[%d]", i)
-			sc.plain(pp, s, false)
-			if seen[s] {
-				sc.warn(pp, "repeats an earlier server, which cloud-init's schema rejects (corrections leave the repetition out)")
+			sc.plain(func() string { return fmt.Sprintf("ntp.servers[%d]", i) }, s, false)
+			if slices.Contains(n.Servers[:i], s) {
+				sc.warn(fmt.Sprintf("ntp.servers[%d]", i), "repeats an earlier server, which cloud-init's schema rejects (corrections leave the repetition out)")
 			}
-			seen[s] = true
 		}
 	}
 	for i := range p.Users {
@@ -101,7 +97,7 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 	}
 	for i, m := range p.Mounts {
 		for j, v := range m {
-			sc.plain(fmt.Sprintf("mounts[%d][%d]", i, j), v, false)
+			sc.plain(func() string { return fmt.Sprintf("mounts[%d][%d]", i, j) }, v, false)
 		}
 	}
 	return h

@@ -30,11 +30,36 @@ func (s *scan) hazard(path string, correctable bool, format string, args ...any)
 
 func (s *scan) warn(path, format string, args ...any) { s.hazard(path, true, format, args...) }
 
-// plain checks a value written as a YAML plain scalar.
-func (s *scan) plain(path, v string, key bool) {
-	if v == "" {
+// plain checks a value written as a YAML plain scalar. path is only
+// called for a value with a problem: rendering checks every value, and
+// formatting paths for all of them would cost more than the rendering.
+func (s *scan) plain(path func() string, v string, key bool) {
+	if plainFine(v) {
 		return
 	}
+	s.plainAt(path(), v, key)
+}
+
+// plainFine is the allocation-free answer for the common value: printable
+// ASCII that YAML reads back as the same string, without jinja syntax.
+func plainFine(v string) bool {
+	if v == "" {
+		return true
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c > 0x7e || c == '{' {
+			return false
+		}
+	}
+	if len(v) > 1 && (v[0] == '-' || v[0] == '?' || v[0] == ':') && v[1] != ' ' {
+		// YAML lets a plain value start with these when a non-blank
+		// follows (command-line options such as -E).
+		return plainSafe("a"+v[1:]) && yamlKind(v) == "string"
+	}
+	return plainSafe(v) && yamlKind(v) == "string"
+}
+
+func (s *scan) plainAt(path, v string, key bool) {
 	if bad := jinjaHazard(v); bad != "" {
 		s.warn(path, "%s; under the '## template: jinja' header cloud-init renders it, which changes the value or fails the whole document (corrections escape it)", bad)
 	}
@@ -58,7 +83,11 @@ func (s *scan) plain(path, v string, key bool) {
 // quotedPermissions checks permissions, which the layout writes in single
 // quotes. Validate reports modes that are not octal; this reports the ones
 // that also break or change the document.
-func (s *scan) quotedPermissions(path, v string) {
+func (s *scan) quotedPermissions(pathFn func() string, v string) {
+	if singleQuotable(v) {
+		return
+	}
+	path := pathFn()
 	if bad := jinjaHazard(v); bad != "" {
 		s.warn(path, "%s; under the '## template: jinja' header cloud-init renders it (corrections escape it)", bad)
 	}
@@ -75,10 +104,11 @@ func (s *scan) quotedPermissions(path, v string) {
 // quotedCommand checks a command, which the layout writes Go-quoted (%q).
 // Go quotes a byte of invalid UTF-8 as \xNN, which YAML reads as the
 // character U+00NN: the shell would run other bytes.
-func (s *scan) quotedCommand(path, v string) {
+func (s *scan) quotedCommand(pathFn func() string, v string) {
 	if utf8.ValidString(v) {
 		return
 	}
+	path := pathFn()
 	if s.corrections {
 		s.ps.Errorf(path, "contains invalid UTF-8, which no YAML document can carry")
 		return
@@ -87,9 +117,13 @@ func (s *scan) quotedCommand(path, v string) {
 }
 
 // content checks file contents, which the layout writes as a literal block.
-func (s *scan) content(path string, f *provisioning.File) {
-	_, _, fixable := correctedContent(f, false)
+func (s *scan) content(pathFn func() string, f *provisioning.File) {
 	got, exact, ok, why := literalReading(f.Content)
+	if exact || ok && why == "" && !strings.Contains(f.Content, "\r") {
+		return
+	}
+	path := pathFn()
+	_, _, fixable := correctedContent(f, false)
 	if s.corrections && !fixable {
 		s.ps.Errorf(path, "is %s content that YAML cannot carry, and its encoding leaves no way to re-encode it", f.Encoding)
 		return
@@ -134,10 +168,10 @@ func (s *scan) user(i int, u *provisioning.User) {
 		{"name", u.Name}, {"passwd", u.Passwd}, {"gecos", u.Gecos}, {"groups", u.Groups}, {"homeDir", u.HomeDir},
 		{"shell", u.Shell}, {"primaryGroup", u.PrimaryGroup}, {"sudo", u.Sudo},
 	} {
-		s.plain(pp(f.field), f.v, false)
+		s.plain(func() string { return pp(f.field) }, f.v, false)
 	}
 	for j, k := range u.SSHAuthorizedKeys {
-		s.plain(pp("sshAuthorizedKeys["+strconv.Itoa(j)+"]"), k, false)
+		s.plain(func() string { return pp("sshAuthorizedKeys["+strconv.Itoa(j)+"]") }, k, false)
 	}
 	if u.Inactive != nil {
 		s.warn(pp("inactive"), "is written as a boolean, which cloud-init ignores (it wants a number of days); corrections express inactive: true as an expiry date in the past")
@@ -151,8 +185,8 @@ func (s *scan) disks(d *provisioning.DiskSetup) {
 	for i := range d.Partitions {
 		pt := &d.Partitions[i]
 		pp := fmt.Sprintf("disks.partitions[%d]", i)
-		s.plain(pp+".device", pt.Device, true)
-		s.plain(pp+".tableType", pt.TableType, false)
+		s.plain(func() string { return pp+".device" }, pt.Device, true)
+		s.plain(func() string { return pp+".tableType" }, pt.TableType, false)
 		if pt.Layout == nil && len(pt.DiskLayout) == 0 {
 			s.warn(pp+".layout", "is unset and written as '<nil>', which cloud-init's schema rejects (corrections write false)")
 		}
@@ -169,21 +203,21 @@ func (s *scan) disks(d *provisioning.DiskSetup) {
 	for i := range d.Filesystems {
 		fs := &d.Filesystems[i]
 		pp := fmt.Sprintf("disks.filesystems[%d]", i)
-		s.plain(pp+".label", fs.Label, false)
-		s.plain(pp+".filesystem", fs.Filesystem, false)
-		s.plain(pp+".device", fs.Device, false)
+		s.plain(func() string { return pp+".label" }, fs.Label, false)
+		s.plain(func() string { return pp+".filesystem" }, fs.Filesystem, false)
+		s.plain(func() string { return pp+".device" }, fs.Device, false)
 		switch fs.Partition {
 		case "", "auto", "any", "none":
 		default:
 			if r, _ := plainReading(fs.Partition, false); r == readsSame || r == readsTyped {
 				s.hazard(pp+".partition", false, "is neither auto, any nor none, which cloud-init's schema (22.4) rejects, although cloud-init uses a partition number at boot")
 			} else {
-				s.plain(pp+".partition", fs.Partition, false)
+				s.plain(func() string { return pp+".partition" }, fs.Partition, false)
 			}
 		}
-		s.plain(pp+".replaceFS", fs.ReplaceFS, false)
+		s.plain(func() string { return pp+".replaceFS" }, fs.ReplaceFS, false)
 		for j, o := range fs.ExtraOpts {
-			s.plain(fmt.Sprintf("%s.extraOpts[%d]", pp, j), o, false)
+			s.plain(func() string { return fmt.Sprintf("%s.extraOpts[%d]", pp, j) }, o, false)
 		}
 	}
 }

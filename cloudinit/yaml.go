@@ -210,6 +210,20 @@ const hexDigits = "0123456789abcdef"
 // spaces. exact reports that this is s itself; ok=false means the document
 // no longer loads. why names the construct at fault.
 func literalReading(s string) (got string, exact, ok bool, why string) {
+	if simpleBlock(s) {
+		// The common case, allocation-free: YAML reads the lines back as
+		// written, only clipping the end to one line feed.
+		if exact = s == "" || strings.HasSuffix(s, "\n") && !strings.HasSuffix(s, "\n\n") && strings.TrimLeft(s[strings.LastIndexByte(s[:len(s)-1], '\n')+1:], " ") != "\n"; exact {
+			return s, true, true, ""
+		}
+		if got = strings.TrimRight(s, "\n"); got != "" {
+			got += "\n"
+		}
+		if strings.TrimSpace(got) == "" {
+			got = ""
+		}
+		return got, false, true, ""
+	}
 	if !printable(s) {
 		return "", false, false, "a control character, NUL or invalid UTF-8, which YAML does not allow"
 	}
@@ -267,6 +281,26 @@ func literalReading(s string) (got string, exact, ok bool, why string) {
 		return got, false, true, "a first line that is indented, so YAML removes that indentation from every line"
 	}
 	return got, got == s, true, ""
+}
+
+// simpleBlock reports content the fast path of literalReading reads: tabs,
+// line feeds and printable ASCII only, and a first text line that is not
+// indented (leading empty lines are fine, leading blanks are not).
+func simpleBlock(s string) bool {
+	first := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\n':
+		case c == ' ' && first:
+			return false
+		case c < 0x20 && c != '\t' || c > 0x7e:
+			return false
+		default:
+			first = false
+		}
+	}
+	return true
 }
 
 // blockLine is one line of file content as it stands in the document.

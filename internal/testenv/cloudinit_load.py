@@ -35,7 +35,17 @@ def main():
     with contextlib.redirect_stdout(sys.stderr):
         for path in sys.argv[1:]:
             results.append(load(path, inst, work, schema))
-    json.dump(results, out, default=str)
+    json.dump([clean(r) for r in results], out, default=str, allow_nan=False)
+
+def clean(v):
+    # YAML floats such as .nan and .inf have no JSON form: keep their repr.
+    if isinstance(v, float) and (v != v or v in (float("inf"), float("-inf"))):
+        return repr(v)
+    if isinstance(v, dict):
+        return {str(k): clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [clean(x) for x in v]
+    return v
 
 def load(path, inst, work, schema):
     with open(path, "rb") as f:
