@@ -69,7 +69,7 @@ func TestCorrectionsKeepMeaning(t *testing.T) {
 	if err != nil || f.Encoding != "base64" || string(decoded) != "v={{ .Version }}\n" {
 		t.Errorf("file: encoding %q, content %q (%v)", f.Encoding, decoded, err)
 	}
-	if got, want := cc.Runcmd[0], "{% raw %}docker ps --format '{{.ID}}'{% endraw %}"; got != want {
+	if got, want := cc.Runcmd[0], "docker ps --format '{{.ID}}'"; got != want {
 		t.Errorf("runcmd[0] = %q, want %q", got, want)
 	}
 	if diff := cmp.Diff(map[string]any{"name": "old", "expiredate": "1970-01-02"}, cc.Users[0]); diff != "" {

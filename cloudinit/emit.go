@@ -182,14 +182,23 @@ func (e *emitter) indent(n int, s string) {
 
 func (e *emitter) quotedCommand(c string, jinja bool) {
 	e.buf.WriteString("\n  - ")
-	if e.corrections && jinja {
-		// A raw block makes jinja emit the command untouched.
-		c = "{% raw %}" + c + "{% endraw %}"
-	}
 	if e.scratch == nil {
 		e.scratch = e.scratchArr[:0]
 	}
 	e.scratch = strconv.AppendQuote(e.scratch[:0], c)
+	if e.corrections && jinja {
+		// The command is a YAML double-quoted string, where \x7b is '{':
+		// jinja, which reads the text before YAML does, finds no syntax in
+		// it, and YAML reads back the exact command.
+		for _, b := range e.scratch {
+			if b == '{' {
+				e.buf.WriteString(`\x7b`)
+			} else {
+				e.buf.WriteByte(b)
+			}
+		}
+		return
+	}
 	e.buf.Write(e.scratch)
 }
 

@@ -122,12 +122,20 @@ func (e *emitter) disks(d *provisioning.DiskSetup) {
 	}
 	for i := range d.Filesystems {
 		f := &d.Filesystems[i]
-		e.buf.WriteString("\n  - label: ")
-		e.val(f.Label)
-		e.buf.WriteString("\n    filesystem: ")
-		e.val(f.Filesystem)
-		e.buf.WriteString("\n    device: ")
-		e.val(f.Device)
+		sep := "\n  - "
+		for _, kv := range [3][2]string{{"label", f.Label}, {"filesystem", f.Filesystem}, {"device", f.Device}} {
+			if e.corrections && kv[1] == "" {
+				// Empty is null to YAML, which the schema rejects; absent
+				// is what an unset field means to cloud-init.
+				continue
+			}
+			e.s(sep, kv[0], ": ")
+			e.val(kv[1])
+			sep = "\n    "
+		}
+		if sep == "\n  - " {
+			e.buf.WriteString("\n  - {}")
+		}
 		if f.Partition != "" {
 			e.buf.WriteString("\n    partition: ")
 			e.scalar(f.Partition, false, true)

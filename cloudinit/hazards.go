@@ -66,14 +66,14 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 			continue
 		}
 		if bad := jinjaHazard(c.Script); bad != "" {
-			sc.warn(provisioning.FieldPath(c.Origin, fmt.Sprintf("commands[%d]", i), ""), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections wrap it in a jinja raw block)", bad)
+			sc.warn(provisioning.FieldPath(c.Origin, fmt.Sprintf("commands[%d]", i), ""), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections escape its braces)", bad)
 			mark(&get().commands, i)
 		}
 		sc.quotedCommand(func() string { return provisioning.FieldPath(c.Origin, fmt.Sprintf("commands[%d]", i), "") }, c.Script)
 	}
 	for i, c := range p.BootCommands {
 		if bad := jinjaHazard(c); bad != "" {
-			sc.warn(fmt.Sprintf("bootCommands[%d]", i), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections wrap it in a jinja raw block)", bad)
+			sc.warn(fmt.Sprintf("bootCommands[%d]", i), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections escape its braces)", bad)
 			mark(&get().boot, i)
 		}
 		sc.quotedCommand(func() string { return fmt.Sprintf("bootCommands[%d]", i) }, c)

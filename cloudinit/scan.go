@@ -135,7 +135,7 @@ func (s *scan) content(pathFn func() string, f *provisioning.File) {
 		s.hazard(path, fixable, "contains %s: cloud-init cannot parse the document and runs none of it (corrections write it base64-encoded)", why)
 	case !exact && why != "":
 		s.hazard(path, fixable, "contains %s (corrections write it base64-encoded)", why)
-	case !exact && strings.Contains(f.Content, "\r\n") && got == strings.ReplaceAll(f.Content, "\r\n", "\n"):
+	case !exact && strings.Contains(f.Content, "\r\n") && strings.TrimRight(got, "\n") == strings.TrimRight(strings.ReplaceAll(f.Content, "\r\n", "\n"), "\n"):
 		s.hazard(path, fixable, "has CRLF line ends, which YAML reads as LF (corrections write it base64-encoded)")
 	}
 }
@@ -171,7 +171,7 @@ func (s *scan) user(i int, u *provisioning.User) {
 		s.plain(func() string { return pp(f.field) }, f.v, false)
 	}
 	for j, k := range u.SSHAuthorizedKeys {
-		s.plain(func() string { return pp("sshAuthorizedKeys["+strconv.Itoa(j)+"]") }, k, false)
+		s.plain(func() string { return pp("sshAuthorizedKeys[" + strconv.Itoa(j) + "]") }, k, false)
 	}
 	if u.Inactive != nil {
 		s.warn(pp("inactive"), "is written as a boolean, which cloud-init ignores (it wants a number of days); corrections express inactive: true as an expiry date in the past")
@@ -185,8 +185,11 @@ func (s *scan) disks(d *provisioning.DiskSetup) {
 	for i := range d.Partitions {
 		pt := &d.Partitions[i]
 		pp := fmt.Sprintf("disks.partitions[%d]", i)
-		s.plain(func() string { return pp+".device" }, pt.Device, true)
-		s.plain(func() string { return pp+".tableType" }, pt.TableType, false)
+		s.plain(func() string { return pp + ".device" }, pt.Device, true)
+		if hasLineBreak(pt.Device) {
+			s.hazard(pp+".device", false, "contains a line break, which cloud-init's schema rejects in a disk_setup key however it is quoted")
+		}
+		s.plain(func() string { return pp + ".tableType" }, pt.TableType, false)
 		if pt.Layout == nil && len(pt.DiskLayout) == 0 {
 			s.warn(pp+".layout", "is unset and written as '<nil>', which cloud-init's schema rejects (corrections write false)")
 		}
@@ -203,19 +206,23 @@ func (s *scan) disks(d *provisioning.DiskSetup) {
 	for i := range d.Filesystems {
 		fs := &d.Filesystems[i]
 		pp := fmt.Sprintf("disks.filesystems[%d]", i)
-		s.plain(func() string { return pp+".label" }, fs.Label, false)
-		s.plain(func() string { return pp+".filesystem" }, fs.Filesystem, false)
-		s.plain(func() string { return pp+".device" }, fs.Device, false)
+		for _, f := range []struct{ field, v string }{{"label", fs.Label}, {"filesystem", fs.Filesystem}, {"device", fs.Device}} {
+			if f.v == "" {
+				s.warn(pp+"."+f.field, "is unset and written as an empty value, which cloud-init's schema rejects (corrections leave it out)")
+			}
+		}
+		s.plain(func() string { return pp + ".label" }, fs.Label, false)
+		s.plain(func() string { return pp + ".filesystem" }, fs.Filesystem, false)
+		s.plain(func() string { return pp + ".device" }, fs.Device, false)
 		switch fs.Partition {
 		case "", "auto", "any", "none":
 		default:
-			if r, _ := plainReading(fs.Partition, false); r == readsSame || r == readsTyped {
-				s.hazard(pp+".partition", false, "is neither auto, any nor none, which cloud-init's schema (22.4) rejects, although cloud-init uses a partition number at boot")
-			} else {
-				s.plain(func() string { return pp+".partition" }, fs.Partition, false)
+			s.hazard(pp+".partition", false, "is neither auto, any nor none, which cloud-init's schema (22.4) rejects, although cloud-init uses a partition number at boot")
+			if r, _ := plainReading(fs.Partition, false); r != readsSame && r != readsTyped {
+				s.plain(func() string { return pp + ".partition" }, fs.Partition, false)
 			}
 		}
-		s.plain(func() string { return pp+".replaceFS" }, fs.ReplaceFS, false)
+		s.plain(func() string { return pp + ".replaceFS" }, fs.ReplaceFS, false)
 		for j, o := range fs.ExtraOpts {
 			s.plain(func() string { return fmt.Sprintf("%s.extraOpts[%d]", pp, j) }, o, false)
 		}

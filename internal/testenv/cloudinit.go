@@ -3,10 +3,14 @@ package testenv
 import (
 	_ "embed"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -57,15 +61,35 @@ func CloudInitLoad(t testing.TB, docs [][]byte) []CloudInitResult {
 	if err := os.WriteFile(script, []byte(cloudInitLoadScript), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(python, append([]string{script}, paths...)...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("cloud-init loader: %v", err)
+	// One process per core: validation is CPU-bound Python.
+	chunks := max(1, min(runtime.NumCPU(), len(paths)/50))
+	parts := make([][]CloudInitResult, chunks)
+	errs := make([]error, chunks)
+	var wg sync.WaitGroup
+	for c := range chunks {
+		lo, hi := c*len(paths)/chunks, (c+1)*len(paths)/chunks
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(python, append([]string{script}, paths[lo:hi]...)...)
+			cmd.Stderr = io.Discard
+			out, err := cmd.Output()
+			if err == nil {
+				err = json.Unmarshal(out, &parts[c])
+			}
+			if err == nil && len(parts[c]) != hi-lo {
+				err = fmt.Errorf("%d results for %d documents", len(parts[c]), hi-lo)
+			}
+			errs[c] = err
+		}()
 	}
+	wg.Wait()
 	var res []CloudInitResult
-	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(docs) {
-		t.Fatalf("cloud-init loader answered %d results for %d documents: %v", len(res), len(docs), err)
+	for c := range chunks {
+		if errs[c] != nil {
+			t.Fatalf("cloud-init loader: %v", errs[c])
+		}
+		res = append(res, parts[c]...)
 	}
 	return res
 }

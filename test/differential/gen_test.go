@@ -46,7 +46,13 @@ type scenario struct {
 // gen draws scenarios from a fixed seed, so a failure is reproducible by name.
 type gen struct {
 	r *rand.Rand
+	// spice scales, in percent, how often YAML-special values are drawn
+	// instead of ordinary ones.
+	spice int
 }
+
+// spicy is true pct% of the time, scaled by spice.
+func (g *gen) spicy(pct int) bool { return g.r.IntN(100*100) < pct*g.spice }
 
 func (g *gen) pick(xs ...string) string { return xs[g.r.IntN(len(xs))] }
 func (g *gen) chance(pct int) bool      { return g.r.IntN(100) < pct }
@@ -60,33 +66,11 @@ func (g *gen) optBool() *bool {
 	return ptr.To(true)
 }
 
-// text returns content of the kinds real files have, including the awkward
-// ones: quotes, colons, hashes, unicode, blank and trailing-space lines.
-func (g *gen) text() string {
-	lines := []string{"key=value", "# comment", "name: \"quoted\" 'single'", "tab\tseparated", "ünïcödé ✓",
-		"", "trailing space ", "  indented", "a: b: c", "- list item", "{json: true}", "%percent", "back\\slash"}
-	n := 1 + g.r.IntN(5)
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		b.WriteString(lines[g.r.IntN(len(lines))])
-		if i < n-1 || g.chance(70) {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
-func (g *gen) command() string {
-	return g.pick("echo hello", `echo "quoted $HOME" > /tmp/x`, "systemctl restart containerd",
-		"if [ -f /etc/a ]; then\n  echo multi\nfi\n", "sed -i 's/a/b/' /etc/hosts", "echo 'single' && true",
-		"printf '%s\\n' tab\there", "echo ünïcödé")
-}
-
 func (g *gen) args(names ...string) []bootstrapv1.Arg {
 	var out []bootstrapv1.Arg
 	for _, n := range names {
 		if g.chance(50) {
-			out = append(out, bootstrapv1.Arg{Name: n, Value: ptr.To(g.pick("true", "false", "10", "a,b", "/var/log/x.log"))})
+			out = append(out, bootstrapv1.Arg{Name: n, Value: ptr.To(g.val(20, "true", "false", "10", "a,b", "/var/log/x.log", ""))})
 		}
 	}
 	return out
@@ -95,10 +79,17 @@ func (g *gen) args(names ...string) []bootstrapv1.Arg {
 var versions = []string{"v1.22.17", "v1.23.17", "v1.24.17", "v1.25.16", "v1.26.15", "v1.27.16", "v1.28.15",
 	"v1.29.14", "v1.30.14", "v1.31.12", "v1.32.8", "v1.33.4", "v1.34.1", "v1.35.0"}
 
-func (g *gen) scenario(i int) *scenario {
+// scenario draws the objects around a KubeadmConfig of the given format;
+// the caller fills in the spec (g.spec or g.ignitionSpec).
+func (g *gen) scenario(i int, format bootstrapv1.Format) *scenario {
 	s := &scenario{role: role(i % 4), version: versions[g.r.IntN(len(versions))]}
-	s.name = fmt.Sprintf("gen-%03d-%s-%s", i, s.role, strings.ReplaceAll(s.version, ".", "-"))
-	ns, clusterName := "default", fmt.Sprintf("cluster-%03d", i)
+	g.spice = 100
+	prefix := "cc"
+	if format == bootstrapv1.Ignition {
+		prefix = "ign"
+	}
+	s.name = fmt.Sprintf("%s-%04d-%s-%s", prefix, i, s.role, strings.ReplaceAll(s.version, ".", "-"))
+	ns, clusterName := "default", fmt.Sprintf("cluster-%04d", i)
 	s.cluster = &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Name: clusterName, Namespace: ns},
 		Spec: clusterv1.ClusterSpec{
@@ -158,7 +149,7 @@ func (g *gen) scenario(i int) *scenario {
 		}
 	}
 	s.config.OwnerReferences = []metav1.OwnerReference{owner}
-	g.spec(s)
+	s.config.Spec.Format = format
 	return s
 }
 
