@@ -20,6 +20,6 @@ func FuzzRender(f *testing.F) {
 	}
 	f.Add([]byte("kind: KubeadmConfig\nspec: {files: [{path: a}]}\n"))
 	f.Fuzz(func(t *testing.T, input []byte) {
-		_, _, _ = renderBytes(input, "", true, io.Discard)
+		_, _, _ = renderBytes(input, "", true, false, io.Discard)
 	})
 }

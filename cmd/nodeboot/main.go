@@ -15,7 +15,7 @@ import (
 const usage = `nodeboot renders node bootstrap data offline.
 
 Usage:
-  nodeboot render [-f FILE|-] [--name NAME] [-o DIR] [--sizes]
+  nodeboot render [-f FILE|-] [--name NAME] [-o DIR] [--sizes] [--strict]
 
   Without -f it renders an embedded example (a first control-plane node).
   FILE is multi-document YAML: the Cluster, the Machine or MachinePool, the
@@ -23,6 +23,8 @@ Usage:
   The KubeadmConfig's spec.format picks cloud-config or Ignition; the
   annotation nodeboot.dev/ignition-version (3.3.0, 3.4.0, 3.5.0) picks native
   Ignition v3, nodeboot.dev/cloud-init-corrections: "true" corrected cloud-config.
+  Hazards CABPK renders too are warnings on standard error, one line per
+  field; --strict (or nodeboot.dev/strict: "true") makes them errors.
 `
 
 func main() {

@@ -21,7 +21,7 @@ var example []byte
 
 type renderFlags struct {
 	file, name, outDir string
-	sizes              bool
+	sizes, strict      bool
 }
 
 func render(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -32,6 +32,7 @@ func render(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.name, "name", "", "the KubeadmConfig to render when the input has several")
 	fs.StringVar(&f.outDir, "o", "", "write DIR/bootstrap-data and DIR/format instead of printing the data")
 	fs.BoolVar(&f.sizes, "sizes", false, "report the size in bytes of each part of the output on standard error")
+	fs.BoolVar(&f.strict, "strict", false, "fail on every warning, as the manager's --strict does (the nodeboot.dev/strict annotation still decides per object)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -44,7 +45,7 @@ func render(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nodeboot render: %v\n", err)
 		return 1
 	}
-	out, format, err := renderBytes(input, f.name, f.sizes, stderr)
+	out, format, err := renderBytes(input, f.name, f.sizes, f.strict, stderr)
 	if err != nil {
 		var invalid *bootstrap.InvalidError
 		if errors.As(err, &invalid) {
@@ -81,7 +82,7 @@ func readInput(file string, stdin io.Reader) ([]byte, error) {
 }
 
 // renderBytes builds and renders; warnings go to stderr, never stdout.
-func renderBytes(input []byte, name string, sizes bool, stderr io.Writer) ([]byte, string, error) {
+func renderBytes(input []byte, name string, sizes, strict bool, stderr io.Writer) ([]byte, string, error) {
 	set, err := manifest.Parse(bytes.NewReader(input))
 	if err != nil {
 		return nil, "", err
@@ -90,6 +91,7 @@ func renderBytes(input []byte, name string, sizes bool, stderr io.Writer) ([]byt
 	if err != nil {
 		return nil, "", err
 	}
+	in.Strict = strict
 	res, err := bootstrap.Build(context.Background(), *in)
 	if err != nil {
 		return nil, "", err

@@ -103,6 +103,12 @@ func TestSingleFieldProbes(t *testing.T) {
 							return
 						}
 						plain := probeDoc{field: f.name, value: x, data: got, warned: warnedAt(res, "spec."+f.name)}
+						if out, err := res.Render(); err == nil && len(x) >= 5 {
+							for _, w := range out.Warnings {
+								// The value may come from a Secret (passwdFrom).
+								require.NotContains(t, w.Message, x, "a warning quotes the value of spec.%s", f.name)
+							}
+						}
 						cres, cdata, cerr := nodeboot(s, objs, want.token, map[string]string{bootstrap.AnnotationCloudInitCorrections: "true"})
 						if cerr != nil {
 							// Corrections refuse what no YAML can carry; CABPK's
