@@ -46,7 +46,8 @@ vet:
 ## fuzz: a short fuzzing session per fuzz target.
 FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run XXX -fuzz FuzzRender -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./cloudinit/
+	$(GO) test -run XXX -fuzz 'FuzzRender$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./cloudinit/
+	$(GO) test -run XXX -fuzz FuzzDoubleQuoted -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./cloudinit/
 	$(GO) test -run XXX -fuzz FuzzRenderIgnition -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/
 	$(GO) test -run XXX -fuzz FuzzRender -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./cmd/nodeboot/
 

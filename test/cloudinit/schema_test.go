@@ -1,10 +1,7 @@
 package cloudinit_test
 
 import (
-	"bufio"
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,29 +15,8 @@ import (
 // file, whether it passed.
 func validate(t *testing.T, files []string) map[string]bool {
 	t.Helper()
-	tool := testenv.Tool(t, "cloudinit-validate")
-	var out bytes.Buffer
-	cmd := exec.Command(tool, files...)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
-		t.Fatalf("cloudinit-validate: %v\n%s", err, out.String())
-	}
-	res := map[string]bool{}
-	sc := bufio.NewScanner(&out)
-	for sc.Scan() {
-		line := sc.Text()
-		for _, f := range files {
-			switch {
-			case strings.HasPrefix(line, "OK "+f):
-				res[f] = true
-			case strings.HasPrefix(line, "FAIL "+f):
-				res[f] = false
-			}
-		}
-	}
-	require.Len(t, res, len(files), "validator output did not name every file:\n%s", out.String())
-	t.Logf("cloudinit-validate:\n%s", out.String())
+	res, out := testenv.CloudInitValidate(t, files)
+	t.Logf("cloudinit-validate:\n%s", out)
 	return res
 }
 

@@ -1,10 +1,7 @@
 package differential
 
 import (
-	"bufio"
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,36 +13,6 @@ import (
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/internal/testenv"
 )
-
-// toolVerdicts runs ../shared/tools/cloudinit-validate once on all files and
-// returns, per file, whether cloud-init's schema accepted it.
-func toolVerdicts(t *testing.T, files []string) map[string]bool {
-	t.Helper()
-	tool := testenv.Tool(t, "cloudinit-validate")
-	var out bytes.Buffer
-	cmd := exec.Command(tool, files...)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
-		t.Fatalf("cloudinit-validate: %v\n%s", err, out.String())
-	}
-	res := map[string]bool{}
-	sc := bufio.NewScanner(&out)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		for _, f := range files {
-			switch {
-			case strings.HasPrefix(line, "OK "+f+":") || line == "OK "+f || strings.HasPrefix(line, "OK "+f+" "):
-				res[f] = true
-			case strings.HasPrefix(line, "FAIL "+f+":") || line == "FAIL "+f || strings.HasPrefix(line, "FAIL "+f+" "):
-				res[f] = false
-			}
-		}
-	}
-	require.Len(t, res, len(files), "validator output did not name every file:\n%s", out.String())
-	return res
-}
 
 // TestBatchSchemaAgreesWithTool: the batched loader (testenv.CloudInitLoad)
 // that the differential uses for a thousand documents gives, per document,
@@ -83,7 +50,7 @@ func TestBatchSchemaAgreesWithTool(t *testing.T) {
 	require.GreaterOrEqual(t, len(files), 25)
 
 	batch := testenv.CloudInitLoad(t, docs)
-	tool := toolVerdicts(t, files)
+	tool := testenvVerdicts(t, files)
 	valid, invalid := 0, 0
 	for i, f := range files {
 		if batch[i].Valid {
@@ -97,4 +64,10 @@ func TestBatchSchemaAgreesWithTool(t *testing.T) {
 	t.Logf("%d documents, %d valid and %d invalid by both", len(files), valid, invalid)
 	require.Positive(t, valid, "the sample must hold valid documents")
 	require.Positive(t, invalid, "the sample must hold invalid documents")
+}
+
+func testenvVerdicts(t *testing.T, files []string) map[string]bool {
+	t.Helper()
+	res, _ := testenv.CloudInitValidate(t, files)
+	return res
 }
