@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/coreos/ignition/v2/config/v3_5/types"
-	"github.com/vincent-petithory/dataurl"
 
 	"github.com/nodeboot/nodeboot/provisioning"
 )
@@ -88,7 +87,7 @@ func (b *v3Builder) file(i int, f *provisioning.File) {
 func resource(content string, enc provisioning.Encoding) (types.Resource, error) {
 	switch enc {
 	case provisioning.EncodingNone:
-		return types.Resource{Source: ptrTo("data:," + dataurl.EscapeString(content))}, nil
+		return types.Resource{Source: ptrTo(textURL(content))}, nil
 	case provisioning.EncodingBase64:
 		raw, err := base64.StdEncoding.DecodeString(content)
 		if err != nil {
@@ -112,6 +111,45 @@ func resource(content string, enc provisioning.Encoding) (types.Resource, error)
 		}, nil
 	}
 	return types.Resource{}, fmt.Errorf("unknown encoding %q", enc)
+}
+
+// textURL is content as a plain data: URL that escapes only what a URL
+// cannot hold or Ignition's data URL parser refuses: control characters,
+// space, non-ASCII bytes and <>"#%?[\]^`{|}. Everything else, the base64
+// alphabet of PEM blocks and YAML's punctuation included, stays as it is, so
+// inside the gzip wrapper gzip compresses text rather than escape sequences.
+func textURL(content string) string {
+	const hex = "0123456789ABCDEF"
+	n := 0
+	for i := 0; i < len(content); i++ {
+		if mustEscape(content[i]) {
+			n++
+		}
+	}
+	b := make([]byte, 0, len("data:,")+len(content)+2*n)
+	b = append(b, "data:,"...)
+	for i := 0; i < len(content); i++ {
+		c := content[i]
+		if mustEscape(c) {
+			b = append(b, '%', hex[c>>4], hex[c&15])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// mustEscape: RFC 2396's delims and unwise characters, '%' (which starts an
+// escape), '?' (a URL query) and everything outside printable ASCII.
+func mustEscape(c byte) bool {
+	if c <= ' ' || c >= 0x7f {
+		return true
+	}
+	switch c {
+	case '<', '>', '"', '#', '%', '?', '[', '\\', ']', '^', '`', '{', '|', '}':
+		return true
+	}
+	return false
 }
 
 // owner sets "user[:group]"; all-digit parts are ids, others names.
@@ -196,7 +234,7 @@ func (b *v3Builder) group(name string) {
 func generated(path string, mode int, content string) types.File {
 	return types.File{
 		Node:          types.Node{Path: path, Overwrite: ptrTo(true)},
-		FileEmbedded1: types.FileEmbedded1{Mode: &mode, Contents: types.Resource{Source: ptrTo("data:," + dataurl.EscapeString(content))}},
+		FileEmbedded1: types.FileEmbedded1{Mode: &mode, Contents: types.Resource{Source: ptrTo(textURL(content))}},
 	}
 }
 

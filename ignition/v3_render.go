@@ -3,9 +3,7 @@ package ignition
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha512"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -60,7 +58,7 @@ func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provi
 		return ps, nil
 	}
 	b.cfg.Ignition.Version = d.version
-	raw, err := json.Marshal(b.cfg)
+	raw, err := marshalJSON(b.cfg)
 	if err != nil {
 		ps.Errorf("", "marshal Ignition config: %v", err)
 		return ps, nil
@@ -87,7 +85,7 @@ func renderV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (*pro
 	if err := ps.Err(); err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(cfg)
+	data, err := marshalJSON(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("marshal Ignition %s config: %w", d.version, err)
 	}
@@ -116,7 +114,10 @@ func renderV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (*pro
 }
 
 // wrap returns a small config whose ignition.config.replace is data as a
-// gzip-compressed data: URL; Ignition checks the hash of the inflated config.
+// gzip-compressed (best compression) base64 data: URL. It carries no
+// verification hash: the content is inline, in the same user data, so a hash
+// would only repeat what gzip's own CRC-32 already checks when Ignition
+// inflates it, at 135 bytes of the budget.
 func wrap(data []byte, d *dialect) ([]byte, error) {
 	var z bytes.Buffer
 	w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
@@ -124,15 +125,13 @@ func wrap(data []byte, d *dialect) ([]byte, error) {
 	if err := w.Close(); err != nil {
 		return nil, fmt.Errorf("gzip Ignition config: %w", err)
 	}
-	sum := sha512.Sum512(data)
 	var outer types.Config
 	outer.Ignition.Version = d.version
 	outer.Ignition.Config.Replace = types.Resource{
-		Source:       ptrTo("data:;base64," + base64.StdEncoding.EncodeToString(z.Bytes())),
-		Compression:  ptrTo("gzip"),
-		Verification: types.Verification{Hash: ptrTo("sha512-" + hex.EncodeToString(sum[:]))},
+		Source:      ptrTo("data:;base64," + base64.StdEncoding.EncodeToString(z.Bytes())),
+		Compression: ptrTo("gzip"),
 	}
-	raw, err := json.Marshal(outer)
+	raw, err := marshalJSON(outer)
 	if err != nil {
 		return nil, fmt.Errorf("marshal wrapper config: %w", err)
 	}
@@ -140,6 +139,18 @@ func wrap(data []byte, d *dialect) ([]byte, error) {
 		return nil, fmt.Errorf("%w: wrapper: %v %s", ErrInvalidOutput, err, r.String())
 	}
 	return raw, nil
+}
+
+// marshalJSON is json.Marshal without HTML escaping: '<', '>' and '&' stay
+// one byte each rather than six (\u003c), which Ignition reads the same.
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // v3Sizes reports the bytes of each top-level section of the config.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
+	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 )
 
 //go:embed example.yaml
@@ -22,6 +23,7 @@ var example []byte
 type renderFlags struct {
 	file, name, outDir string
 	sizes, strict      bool
+	addons             addonsctrl.ExtensionOptions
 }
 
 func render(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -33,7 +35,13 @@ func render(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.outDir, "o", "", "write DIR/bootstrap-data and DIR/format instead of printing the data")
 	fs.BoolVar(&f.sizes, "sizes", false, "report the size in bytes of each part of the output on standard error")
 	fs.BoolVar(&f.strict, "strict", false, "fail on every warning, as the manager's --strict does (the nodeboot.dev/strict annotation still decides per object)")
+	fs.IntVar(&f.addons.MaxBytes, "addons-max-bytes", 16384, "size budget in bytes of bootstrap data that carries FirstBootAddons from the input, as the manager's flag (a Cluster's nodeboot.dev/bootstrap-data-max-bytes overrides it); 0 turns it off")
+	fs.BoolVar(&f.addons.Compress, "addons-compress", true, "compress bootstrap data that carries FirstBootAddons from the input, as the manager's flag")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if f.addons.MaxBytes < 0 {
+		fmt.Fprintln(stderr, "nodeboot render: --addons-max-bytes must not be negative")
 		return 2
 	}
 	if fs.NArg() > 0 {
@@ -45,7 +53,7 @@ func render(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nodeboot render: %v\n", err)
 		return 1
 	}
-	out, format, err := renderBytes(input, f.name, f.sizes, f.strict, stderr)
+	out, format, err := renderBytes(input, f, stderr)
 	if err != nil {
 		var invalid *bootstrap.InvalidError
 		if errors.As(err, &invalid) {
@@ -82,19 +90,41 @@ func readInput(file string, stdin io.Reader) ([]byte, error) {
 }
 
 // renderBytes builds and renders; warnings go to stderr, never stdout.
-func renderBytes(input []byte, name string, sizes, strict bool, stderr io.Writer) ([]byte, string, error) {
+// FirstBootAddons in the input are applied to the selected Cluster as the
+// manager's add-on extension applies them (kubelet settings, then the init
+// node's add-ons, budget and compression).
+func renderBytes(input []byte, f renderFlags, stderr io.Writer) ([]byte, string, error) {
 	set, err := manifest.Parse(bytes.NewReader(input))
 	if err != nil {
 		return nil, "", err
 	}
-	in, err := set.Input(name)
+	objs, err := readAddonObjects(input)
 	if err != nil {
 		return nil, "", err
 	}
-	in.Strict = strict
-	res, err := bootstrap.Build(context.Background(), *in)
+	in, err := set.Input(f.name)
 	if err != nil {
 		return nil, "", err
+	}
+	in.Strict = f.strict
+	ext, err := objs.extension(f.addons)
+	if err != nil {
+		return nil, "", err
+	}
+	ctx := context.Background()
+	if ext != nil {
+		if err := ext.MutateConfig(ctx, in.Cluster, in.Config); err != nil {
+			return nil, "", err
+		}
+	}
+	res, err := bootstrap.Build(ctx, *in)
+	if err != nil {
+		return nil, "", err
+	}
+	if ext != nil {
+		if err := ext.MutatePlan(ctx, in.Cluster, in.Config, res); err != nil {
+			return nil, "", err
+		}
 	}
 	out, err := res.Render()
 	if err != nil {
@@ -104,7 +134,7 @@ func renderBytes(input []byte, name string, sizes, strict bool, stderr io.Writer
 	for _, w := range out.Warnings {
 		fmt.Fprintf(stderr, "warning: %s: %s: %s\n", obj, w.Path, w.Message)
 	}
-	if sizes {
+	if f.sizes {
 		keys := make([]string, 0, len(out.Sizes))
 		for k := range out.Sizes {
 			keys = append(keys, k)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
@@ -15,6 +16,16 @@ import (
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
+
+// AnnotationMaxBytes on a Cluster overrides ExtensionOptions.MaxBytes (the
+// manager's --addons-max-bytes) for the bootstrap data of that Cluster's
+// nodes that carry add-ons: a positive number of bytes, for infrastructure
+// whose user-data limit is not EC2's 16 KiB (Azure and OpenStack 64 KiB,
+// GCE 256 KiB).
+const AnnotationMaxBytes = "nodeboot.dev/bootstrap-data-max-bytes"
+
+// maxBytesLimit bounds the annotation: no provider takes more user data.
+const maxBytesLimit = 64 << 20
 
 // ExtensionOptions configure the Extension.
 type ExtensionOptions struct {
@@ -85,13 +96,41 @@ func (e *Extension) MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, 
 		}
 		return reconcile.TerminalError(fmt.Errorf("KubeadmConfig %s/%s: %w", config.Namespace, config.Name, err))
 	}
-	if e.opts.MaxBytes > 0 && (result.Options.MaxBytes == 0 || e.opts.MaxBytes < result.Options.MaxBytes) {
-		result.Options.MaxBytes = e.opts.MaxBytes
+	budget, err := MaxBytes(cluster, e.opts.MaxBytes)
+	if err != nil {
+		return reconcile.TerminalError(err)
+	}
+	if budget > 0 && (result.Options.MaxBytes == 0 || budget < result.Options.MaxBytes) {
+		result.Options.MaxBytes = budget
 	}
 	if e.opts.Compress && !result.Options.Compress && canCompress(result) {
 		result.Options.Compress = true
 	}
 	return nil
+}
+
+// MaxBytes is the size budget of the Cluster's bootstrap data that carries
+// add-ons: the Cluster's AnnotationMaxBytes when set, otherwise def (the
+// manager's --addons-max-bytes). An annotation that is not a whole number of
+// bytes between 1 and 64 MiB is a *bootstrap.InvalidError naming it (never
+// its value), so the KubeadmConfig gets a terminal condition.
+func MaxBytes(cluster *clusterv1.Cluster, def int) (int, error) {
+	v, ok := cluster.GetAnnotations()[AnnotationMaxBytes]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 || n > maxBytesLimit {
+		return 0, &bootstrap.InvalidError{Problems: []bootstrap.ObjectProblem{{
+			Object: "Cluster " + cluster.Namespace + "/" + cluster.Name,
+			Problem: provisioning.Problem{
+				Path:     "metadata.annotations[" + AnnotationMaxBytes + "]",
+				Message:  fmt.Sprintf("must be a whole number of bytes from 1 to %d", maxBytesLimit),
+				Severity: provisioning.SeverityError,
+			},
+		}}}
+	}
+	return n, nil
 }
 
 // canCompress asks the result's provisioner, through the registry, whether it
