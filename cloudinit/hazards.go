@@ -129,7 +129,7 @@ func jinjaHazard(s string) string {
 			}
 			expr := s[i+2 : i+2+end]
 			if !instanceDataRef(expr) {
-				return fmt.Sprintf("contains the jinja expression '{{%s}}', which is not cloud-init instance data", expr)
+				return "contains a jinja expression ('{{ }}') that is not cloud-init instance data"
 			}
 			i += 2 + end + 1
 		}

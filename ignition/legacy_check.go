@@ -2,7 +2,6 @@ package ignition
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	ctypes "github.com/flatcar/container-linux-config-transpiler/config/types"
@@ -29,10 +28,6 @@ func (b *legacyBuilder) checkUnsupported() {
 		switch f.Encoding {
 		case provisioning.EncodingGzip, provisioning.EncodingGzipBase64:
 			provisioning.Unsupported(ps, legacyName, pp("encoding"), fmt.Sprintf("encoding %q", f.Encoding))
-		}
-		if !path.IsAbs(f.Path) && f.Path != "" {
-			// CABPK's transpiler refuses the config, so CABPK fails too.
-			ps.Errorf(pp("path"), "must be absolute in the legacy %s layout (CABPK's Ignition transpiler refuses it too)", Format)
 		}
 		if f.Permissions == "" {
 			// The transpiler refuses a file without a mode, and so does CABPK.
@@ -106,10 +101,10 @@ func (b *legacyBuilder) checkUnsupported() {
 // mounts adds one mount unit per Plan mount; its first field must be the
 // label of a diskSetup filesystem, which is how CABPK finds the device.
 func (b *legacyBuilder) mounts() {
-	devices := map[string]string{}
+	devices := map[string]int{}
 	if b.plan.Disks != nil {
-		for _, fs := range b.plan.Disks.Filesystems {
-			devices[fs.Label] = fs.Device
+		for i, fs := range b.plan.Disks.Filesystems {
+			devices[fs.Label] = i
 		}
 	}
 	for i, m := range b.plan.Mounts {
@@ -120,23 +115,33 @@ func (b *legacyBuilder) mounts() {
 			continue
 		}
 		label, where := m[0], m[1]
-		device, ok := devices[label]
+		fs, ok := devices[label]
 		if !ok {
 			b.ps.Warnf(pp+"[0]", "is not the label of a diskSetup filesystem, so the legacy %s layout writes a mount unit with an empty What= that fails at boot (CABPK's behaviour; name the filesystem's label)", Format)
 		}
 		if len(m) > 2 {
-			b.ps.Warnf(pp, "the legacy layout writes every field after the mount point into Options= (%q), including a filesystem type, dump and pass", strings.Join(m[2:], ","))
+			b.ps.Warnf(pp, "the legacy layout writes every field after the mount point into Options=, joined with \",\", including a filesystem type, dump and pass")
 		}
-		for j, v := range m {
-			if strings.ContainsAny(v, "\n\r") {
-				b.ps.Errorf(fmt.Sprintf("%s[%d]", pp, j), "must not contain a line break")
+		blk := clcBlock{indent: 8, before: unitBlockHead, after: unitBlockTail}
+		blk.text("[Unit]\nDescription = Mount ")
+		blk.value(pp+"[0]", label, false)
+		blk.text("\n\n[Mount]\nWhat=")
+		if ok {
+			blk.value(fmt.Sprintf("disks.filesystems[%d].device", fs), b.plan.Disks.Filesystems[fs].Device, false)
+		}
+		blk.text("\nWhere=")
+		blk.value(pp+"[1]", where, false)
+		blk.text("\nOptions=")
+		for j, o := range m[2:] {
+			if j > 0 {
+				blk.text(",")
 			}
+			blk.value(fmt.Sprintf("%s[%d]", pp, j+2), o, false)
 		}
-		contents := "[Unit]\nDescription = Mount " + label + "\n\n[Mount]\nWhat=" + device + "\nWhere=" + where +
-			"\nOptions=" + strings.Join(m[2:], ",") + "\n\n[Install]\nWantedBy=multi-user.target\n"
-		read, _, _ := literalBlock(contents)
+		blk.text("\n\n[Install]\nWantedBy=multi-user.target")
+		contents := b.block(&blk)
 		name := strings.TrimPrefix(strings.ReplaceAll(where, "/", "-"), "-") + ".mount"
-		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, ctypes.SystemdUnit{Name: b.plain(pp+"[1]", name), Enabled: ptrTo(true), Contents: read})
+		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, ctypes.SystemdUnit{Name: b.plain(slotUnitName, pp+"[1]", name), Enabled: ptrTo(true), Contents: contents})
 	}
 }
 
@@ -146,7 +151,7 @@ func (b *legacyBuilder) disks() {
 		return
 	}
 	for i, part := range d.Partitions {
-		out := ctypes.Disk{Device: b.plain(fmt.Sprintf("disks.partitions[%d].device", i), part.Device)}
+		out := ctypes.Disk{Device: b.plain(slotDisk, fmt.Sprintf("disks.partitions[%d].device", i), part.Device)}
 		if part.Overwrite != nil {
 			out.WipeTable = *part.Overwrite
 		}
@@ -158,9 +163,9 @@ func (b *legacyBuilder) disks() {
 	for i, fs := range d.Filesystems {
 		pp := fmt.Sprintf("disks.filesystems[%d]", i)
 		mount := &ctypes.Mount{
-			Device: b.plain(pp+".device", fs.Device),
-			Format: b.plain(pp+".filesystem", fs.Filesystem),
-			Label:  b.plainPtr(pp+".label", fs.Label),
+			Device: b.plain(slotFSMount, pp+".device", fs.Device),
+			Format: b.plain(slotFSMount, pp+".filesystem", fs.Filesystem),
+			Label:  b.plainPtr(slotFSMount, pp+".label", fs.Label),
 		}
 		if fs.Overwrite != nil {
 			mount.WipeFilesystem = *fs.Overwrite
@@ -169,9 +174,8 @@ func (b *legacyBuilder) disks() {
 			// transpiler refuses: CABPK fails on such a config.
 			b.ps.Errorf(pp+".overwrite", "must be set in the legacy %s layout (CABPK's Ignition transpiler refuses the value CABPK writes for an unset one)", Format)
 		}
-		for j, o := range fs.ExtraOpts {
-			mount.Options = append(mount.Options, b.plain(fmt.Sprintf("%s.extraOpts[%d]", pp, j), o))
-		}
-		b.cfg.Storage.Filesystems = append(b.cfg.Storage.Filesystems, ctypes.Filesystem{Name: b.plain(pp+".label", fs.Label), Mount: mount})
+		opts := func(j int) string { return fmt.Sprintf("%s.extraOpts[%d]", pp, j) }
+		mount.Options = b.items(opts, fs.ExtraOpts, slotFSOption)
+		b.cfg.Storage.Filesystems = append(b.cfg.Storage.Filesystems, ctypes.Filesystem{Name: b.plain(slotFSName, pp+".label", fs.Label), Mount: mount})
 	}
 }

@@ -2,10 +2,8 @@ package ignition
 
 import (
 	_ "embed"
-	"encoding/base64"
 	"fmt"
 	"path"
-	"strconv"
 	"strings"
 
 	ctypes "github.com/flatcar/container-linux-config-transpiler/config/types"
@@ -18,7 +16,8 @@ import (
 //
 //   - passwd.users: name, gecos, groups (the Plan's string split at ", "),
 //     home_dir, shell, password_hash, primary_group, ssh_authorized_keys; each
-//     value read as a YAML plain scalar.
+//     value read as a YAML plain scalar where the template writes it, a group
+//     or key read as null dropped.
 //   - systemd.units: kubeadm.service (enabled, assets/legacy-kubeadm.service);
 //     ntpd.service enabled when ntp.enabled is set; one enabled mount unit per
 //     Plan mount, named from the mount point with "/" turned into "-", whose
@@ -29,9 +28,11 @@ import (
 //     the label, device, format, wipe_filesystem from overwrite, options.
 //   - storage.files: /etc/sudoers.d/NAME (0600) per user with sudo, then
 //     /etc/ssh/sshd_config (0600) when a user has lockPassword: false, then
-//     the Plan's files, /etc/kubeadm.sh (0700), the bootstrap input, and
-//     /etc/ntp.conf (0644) when ntp is enabled with servers. File contents are
-//     read as literal blocks; base64 contents are decoded.
+//     the Plan's files (owner split as CABPK's parseOwner does), /etc/kubeadm.sh
+//     (0700), the bootstrap input, and /etc/ntp.conf (0644) when ntp is enabled
+//     with servers. File contents are read as literal blocks (clcBlock), the
+//     values in generated files placed as the template places them; base64
+//     contents are decoded.
 //
 // The script runs the pre commands, the bootstrap command, writes the
 // sentinel, moves the bootstrap input to /tmp (so the unit runs once) and runs
@@ -79,184 +80,230 @@ func (b *legacyBuilder) build() {
 	for i := range p.Users {
 		u := &p.Users[i]
 		if u.Sudo != "" {
-			pp := provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), "sudo")
-			b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile(pp, legacySudoersDir+u.Name, 0o600, u.Name+" "+u.Sudo))
+			pp := func(field string) string { return provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), field) }
+			blk := fileBlock()
+			blk.value(pp("name"), u.Name, false)
+			blk.text(" ")
+			blk.value(pp("sudo"), u.Sudo, false)
+			path := b.plain(slotFilePath, pp("name"), legacySudoersDir+u.Name)
+			b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile(path, 0o600, &blk))
 		}
 	}
-	var pwAuth []string
+	var pwAuth []int
 	for i := range p.Users {
 		if u := &p.Users[i]; u.LockPassword != nil && !*u.LockPassword {
-			pwAuth = append(pwAuth, u.Name)
+			pwAuth = append(pwAuth, i)
 		}
 	}
 	if len(pwAuth) > 0 {
-		content := legacySSHDHeader + "Match User " + strings.Join(pwAuth, ",") + "\n  PasswordAuthentication yes\n"
-		b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile("users", legacySSHDConfig, 0o600, content))
+		blk := fileBlock()
+		blk.text(legacySSHDHeader + "Match User ")
+		for j, i := range pwAuth {
+			if j > 0 {
+				blk.text(",")
+			}
+			u := &p.Users[i]
+			blk.value(provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), "name"), u.Name, false)
+		}
+		blk.text("\n  PasswordAuthentication yes")
+		b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile(legacySSHDConfig, 0o600, &blk))
 	}
 	for i := range p.Files {
 		if !p.Files[i].BootstrapInput {
 			b.file(i, &p.Files[i])
 		}
 	}
-	b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile("commands", legacyScriptPath, 0o700, b.script()))
+	script := b.script()
+	b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile(legacyScriptPath, 0o700, &script))
 	for i := range p.Files {
 		if p.Files[i].BootstrapInput {
 			b.file(i, &p.Files[i])
 		}
 	}
 	if n := p.NTP; n != nil && n.Enabled != nil && len(n.Servers) > 0 {
-		var conf strings.Builder
-		conf.WriteString("# Common pool\n")
-		for _, s := range n.Servers {
-			conf.WriteString("server " + s + "\n")
+		blk := fileBlock()
+		blk.after = "\n"
+		blk.text("# Common pool")
+		for i, s := range n.Servers {
+			blk.text("\nserver ")
+			blk.value(fmt.Sprintf("ntp.servers[%d]", i), s, false)
 		}
-		conf.WriteString(legacyNTPTail)
-		b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile("ntp.servers", legacyNTPConf, 0o644, conf.String()))
+		blk.text("\n" + strings.TrimSuffix(legacyNTPTail, "\n"))
+		b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile(legacyNTPConf, 0o644, &blk))
 	}
 }
 
-// script is the text of /etc/kubeadm.sh before the literal-block reading:
-// the template leaves an empty line after "set -e" and around the bootstrap
-// block, and one before the post commands.
-func (b *legacyBuilder) script() string {
-	var s strings.Builder
-	s.WriteString("#!/bin/bash\nset -e\n")
+// script is /etc/kubeadm.sh as CABPK's template writes it: an empty line
+// after "set -e" and around the bootstrap block, and one before the post
+// commands; pre and post commands re-indented, the bootstrap command not.
+func (b *legacyBuilder) script() clcBlock {
+	blk := fileBlock()
+	blk.text("#!/bin/bash\nset -e\n")
 	for _, c := range b.plan.CommandsIn(provisioning.PhasePre) {
-		s.WriteString("\n" + c.Script)
+		blk.text("\n")
+		blk.value(commandField(c), c.Script, true)
 	}
-	s.WriteString("\n\n")
+	blk.text("\n\n")
 	for _, c := range b.plan.CommandsIn(provisioning.PhaseBootstrap) {
-		s.WriteString(c.Script + "\n")
+		blk.value(commandField(c), c.Script, false)
+		blk.text("\n")
 	}
 	if sentinel := b.plan.Sentinel; sentinel != "" {
-		s.WriteString("mkdir -p " + path.Dir(sentinel) + " && echo success > " + sentinel + "\n")
+		blk.text("mkdir -p " + path.Dir(sentinel) + " && echo success > " + sentinel + "\n")
 	}
-	s.WriteString("mv " + legacyInputPath + " /tmp/\n")
+	blk.text("mv " + legacyInputPath + " /tmp/\n")
 	for _, c := range b.plan.CommandsIn(provisioning.PhasePost) {
-		s.WriteString("\n" + c.Script)
+		blk.text("\n")
+		blk.value(commandField(c), c.Script, true)
 	}
-	return s.String() + "\n"
+	return blk
+}
+
+func commandField(c provisioning.Command) string {
+	if c.Origin != "" {
+		return c.Origin
+	}
+	return "commands"
 }
 
 func (b *legacyBuilder) user(i int, u *provisioning.User) {
 	pp := func(field string) string { return provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), field) }
-	out := ctypes.User{Name: b.plain(pp("name"), u.Name)}
+	out := ctypes.User{Name: b.plain(slotUserName, pp("name"), u.Name)}
 	if u.Gecos != "" {
-		out.Gecos = b.plain(pp("gecos"), u.Gecos)
+		out.Gecos = b.plain(slotUserField, pp("gecos"), u.Gecos)
 	}
 	if u.Groups != "" {
-		for _, g := range strings.Split(u.Groups, ", ") {
-			out.Groups = append(out.Groups, b.plain(pp("groups"), g))
-		}
+		out.Groups = b.items(func(int) string { return pp("groups") }, strings.Split(u.Groups, ", "), slotUserItem)
 	}
 	if u.HomeDir != "" {
-		out.HomeDir = b.plain(pp("homeDir"), u.HomeDir)
+		out.HomeDir = b.plain(slotUserField, pp("homeDir"), u.HomeDir)
 	}
 	if u.Shell != "" {
-		out.Shell = b.plain(pp("shell"), u.Shell)
+		out.Shell = b.plain(slotUserField, pp("shell"), u.Shell)
 	}
 	if u.Passwd != "" {
-		out.PasswordHash = b.secretPtr(pp("passwd"), u.Passwd)
+		out.PasswordHash = b.plainPtr(slotUserField, pp("passwd"), u.Passwd)
 	}
 	if u.PrimaryGroup != "" {
-		out.PrimaryGroup = b.plain(pp("primaryGroup"), u.PrimaryGroup)
+		out.PrimaryGroup = b.plain(slotUserField, pp("primaryGroup"), u.PrimaryGroup)
 	}
-	for j, k := range u.SSHAuthorizedKeys {
-		out.SSHAuthorizedKeys = append(out.SSHAuthorizedKeys, b.plain(pp(fmt.Sprintf("sshAuthorizedKeys[%d]", j)), k))
-	}
+	keys := func(j int) string { return pp(fmt.Sprintf("sshAuthorizedKeys[%d]", j)) }
+	out.SSHAuthorizedKeys = b.items(keys, u.SSHAuthorizedKeys, slotUserItem)
 	b.cfg.Passwd.Users = append(b.cfg.Passwd.Users, out)
 }
 
 func (b *legacyBuilder) file(i int, f *provisioning.File) {
 	pp := func(field string) string { return provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), field) }
-	out := ctypes.File{Path: b.plain(pp("path"), f.Path)}
+	out := ctypes.File{Path: b.plain(slotFilePath, pp("path"), f.Path)}
+	if f.Path != "" && !path.IsAbs(out.Path) {
+		// CABPK's transpiler refuses the config, so CABPK fails too.
+		b.ps.Errorf(pp("path"), "must be absolute in the legacy %s layout, as YAML reads it (CABPK's Ignition transpiler refuses it too)", Format)
+	}
 	if f.Owner != "" {
-		user, group, hasGroup := strings.Cut(f.Owner, ":")
-		if user = strings.TrimSpace(user); user != "" {
-			out.User = &ctypes.FileUser{Name: b.plain(pp("owner"), user)}
+		// CABPK's parseOwner: the parts before and after the first ":",
+		// trimmed; an empty part is unset, a blank one an empty name.
+		parts := strings.Split(f.Owner, ":")
+		if parts[0] != "" {
+			out.User = &ctypes.FileUser{Name: b.plain(slotFileOwner, pp("owner"), strings.TrimSpace(parts[0]))}
 		}
-		if group, _, _ = strings.Cut(group, ":"); hasGroup && strings.TrimSpace(group) != "" {
-			out.Group = &ctypes.FileGroup{Name: b.plain(pp("owner"), strings.TrimSpace(group))}
+		if len(parts) > 1 && parts[1] != "" {
+			out.Group = &ctypes.FileGroup{Name: b.plain(slotFileOwner, pp("owner"), strings.TrimSpace(parts[1]))}
 		}
 	}
 	if f.Permissions != "" {
-		mode, asMeant := yamlMode(f.Permissions)
+		mode, asMeant, ok := yamlMode(f.Permissions)
 		switch {
-		case mode < 0:
-			// YAML reads a string where the transpiler wants a number, and
+		case !ok:
+			// YAML reads no number where the transpiler wants one, and
 			// CABPK fails on it.
-			b.ps.Errorf(pp("permissions"), "is not a number, which the legacy %s layout cannot carry (CABPK's Ignition transpiler refuses it too)", Format)
+			b.ps.Errorf(pp("permissions"), "is not a number, which the legacy %s layout cannot carry (CABPK fails on it too)", Format)
+		case mode == nil:
+			b.ps.Errorf(pp("permissions"), "is read as null by the legacy %s layout (a plain YAML value), which cannot write a file without a mode", Format)
 		case !asMeant:
-			b.ps.Warnf(pp("permissions"), "has no leading 0, so the legacy layout reads it as a decimal number and the file gets mode %#o (write it with a leading 0)", mode)
+			b.ps.Warnf(pp("permissions"), "is not an octal number with a leading 0, so the legacy layout reads it as a YAML number (decimal without a leading 0) and the file gets another mode than written (write it as 0 and three or four octal digits)")
 		}
-		out.Mode = &mode
+		out.Mode = mode
 	}
-	content, reindented, ok := literalBlock(f.Content)
+	blk := fileBlock()
+	if f.Encoding == provisioning.EncodingBase64 {
+		blk.before, blk.binary = binaryBlockHead, true
+	}
+	blk.value("content", f.Content, true) // the problems below name the field
+	r := blk.read()
 	switch {
-	case !ok:
-		b.ps.Errorf(pp("content"), "cannot be carried by the legacy %s layout (YAML rejects its characters or indentation); use base64 encoding", Format)
-	case reindented && f.Encoding == provisioning.EncodingNone:
+	case len(r.broken) > 0:
+		b.ps.Errorf(pp("content"), "cannot be carried by the legacy %s layout (as a YAML literal block it breaks the YAML CABPK writes: line breaks other than LF, control characters, or its indentation); use base64 encoding", Format)
+	case r.badBase64:
+		b.ps.Errorf(pp("content"), "is not valid base64")
+	case r.reindented && f.Encoding == provisioning.EncodingNone:
 		b.ps.Warnf(pp("content"), "starts with an indented line, so the legacy layout removes that indentation from every line")
+	case len(r.changed) > 0:
+		b.ps.Warnf(pp("content"), "is changed when read by the legacy layout (a YAML literal block: line breaks other than LF are read as LF)")
 	}
-	if f.Encoding == provisioning.EncodingBase64 && ok {
-		raw, err := base64.StdEncoding.DecodeString(content)
-		if err != nil {
-			b.ps.Errorf(pp("content"), "is not valid base64: %v", err)
-		}
-		content = string(raw)
-	}
-	out.Contents.Inline = content
+	out.Contents.Inline = r.content
 	b.cfg.Storage.Files = append(b.cfg.Storage.Files, out)
 }
 
 // generatedFile is a file the layout adds; its content is still read as a
-// literal block, because user values (sudo rules, NTP servers) are in it.
-func (b *legacyBuilder) generatedFile(pp, filePath string, mode int, content string) ctypes.File {
-	read, _, ok := literalBlock(content)
-	if !ok {
-		b.ps.Errorf(pp, "cannot be carried by the legacy %s layout (YAML rejects its characters or line layout)", Format)
-	}
-	return ctypes.File{Path: b.plain(pp, filePath), Mode: &mode, Contents: ctypes.FileContents{Inline: read}}
+// literal block, because user values (sudo rules, NTP servers, commands) are
+// in it.
+func (b *legacyBuilder) generatedFile(filePath string, mode int, blk *clcBlock) ctypes.File {
+	return ctypes.File{Path: filePath, Mode: &mode, Contents: ctypes.FileContents{Inline: b.block(blk)}}
 }
 
-// plain reads v as CABPK's YAML does and reports when that changes it.
-func (b *legacyBuilder) plain(pp, v string) string { return b.plainValue(pp, v, strconv.Quote(v)) }
+// block reads blk as CABPK's YAML does and reports the values that break it
+// or are read differently.
+func (b *legacyBuilder) block(blk *clcBlock) string {
+	r := blk.read()
+	for _, f := range r.broken {
+		b.ps.Errorf(f, "cannot be carried by the legacy %s layout: placed in a YAML literal block it breaks the YAML CABPK writes (a line break other than a trailing LF, or a control character; CABPK fails on it too)", Format)
+	}
+	for _, f := range r.changed {
+		b.ps.Warnf(f, "is changed when read by the legacy layout, which places it in a YAML literal block")
+	}
+	return r.content
+}
 
-// plainValue is plain with the value shown as shown: "the value" for a
-// secret, whose text must never reach a condition or a log.
-func (b *legacyBuilder) plainValue(pp, v, shown string) string {
-	got, _, ok := plainScalar(v)
+// read reads v as CABPK's YAML reads it in slot and reports when that
+// changes it; null: YAML reads null there. Problems name the field only: the
+// value can be a secret.
+func (b *legacyBuilder) read(slot *yamlSlot, pp, v string) (got string, null bool) {
+	got, null, ok := slot.read(v)
 	switch {
 	case !ok:
-		b.ps.Errorf(pp, "%s cannot be written as a plain YAML value, so the legacy %s layout cannot carry it", shown, Format)
-		return v
-	case got != v:
-		if shown == strconv.Quote(v) {
-			b.ps.Warnf(pp, "%s is read as %q by the legacy layout (a plain YAML value)", shown, got)
-		} else {
-			b.ps.Warnf(pp, "%s is changed when read by the legacy layout (a plain YAML value)", shown)
-		}
+		b.ps.Errorf(pp, "cannot be written as a plain YAML value, so the legacy %s layout cannot carry it (CABPK fails on it, or reads another configuration)", Format)
+		return v, false
+	case null && v != "":
+		b.ps.Warnf(pp, "is read as null by the legacy layout, which writes it as a plain YAML value, and dropped")
+	case !null && got != v:
+		b.ps.Warnf(pp, "is changed when read by the legacy layout, which writes it as a plain YAML value (quotes, comments, anchors, tags, surrounding blanks and line breaks are YAML syntax there)")
 	}
+	return got, null
+}
+
+func (b *legacyBuilder) plain(slot *yamlSlot, pp, v string) string {
+	got, _ := b.read(slot, pp, v)
 	return got
 }
 
-func (b *legacyBuilder) plainPtr(pp, v string) *string {
-	return b.plainValuePtr(pp, v, strconv.Quote(v))
+// plainPtr is plain for an optional field: null leaves it unset.
+func (b *legacyBuilder) plainPtr(slot *yamlSlot, pp, v string) *string {
+	if got, null := b.read(slot, pp, v); !null {
+		return &got
+	}
+	return nil
 }
 
-// secretPtr is plainPtr for a password hash: problems never quote it.
-func (b *legacyBuilder) secretPtr(pp, v string) *string { return b.plainValuePtr(pp, v, "the value") }
-
-func (b *legacyBuilder) plainValuePtr(pp, v, shown string) *string {
-	if v == "" {
-		return nil
+// items reads each value as a sequence item in slot; CABPK drops the items
+// YAML reads as null.
+func (b *legacyBuilder) items(field func(int) string, vs []string, slot *yamlSlot) []string {
+	var out []string
+	for j, v := range vs {
+		if got, null := b.read(slot, field(j), v); !null {
+			out = append(out, got)
+		}
 	}
-	if _, null, ok := plainScalar(v); ok && null {
-		b.ps.Warnf(pp, "%s is read as null by the legacy layout (a plain YAML value) and dropped", shown)
-		return nil
-	}
-	s := b.plainValue(pp, v, shown)
-	return &s
+	return out
 }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -150,3 +150,26 @@ func TestLegacyNeverQuotesAPassword(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyProblemsNeverQuoteValues: whatever YAML makes of a value in the
+// legacy layout (an error, a changed reading, a dropped item), the problem
+// names the field, never the value, which can be Secret content.
+func TestLegacyProblemsNeverQuoteValues(t *testing.T) {
+	for _, v := range []string{"x #leak-me", "leak-me\n", "leak-me\r\nline", "[leak-me", "'leak-me'", "leak-me\nx", "\tleak-me",
+		"&leak-me", "leak-me\u2028x", "leak-me\a", "~"} {
+		p := basePlan()
+		p.Files[0].Content, p.Files[0].Owner = v, v
+		p.Commands[0].Script = v
+		p.Users = []provisioning.User{{Name: "u", Gecos: v, Groups: "a, " + v, Shell: v, Sudo: v, SSHAuthorizedKeys: []string{v},
+			Passwd: v, LockPassword: ptr(false), Origin: "spec.users[0]"}}
+		p.NTP = &provisioning.NTP{Enabled: ptr(true), Servers: []string{v}}
+		p.Disks = &provisioning.DiskSetup{Filesystems: []provisioning.Filesystem{{Device: "/dev/sdb1", Filesystem: "ext4", Label: "data",
+			Overwrite: ptr(false), ExtraOpts: []string{v}}}}
+		p.Mounts = []provisioning.Mount{{"data", "/mnt/data", v}}
+		ps := (&ignition.Renderer{}).Check(p, provisioning.Options{})
+		require.NotEmpty(t, ps, v)
+		for _, pr := range ps {
+			require.NotContains(t, pr.Message, "leak-me", "%s: %q", pr.Path, v)
+		}
+	}
+}
