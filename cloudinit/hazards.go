@@ -196,7 +196,14 @@ func yamlKind(s string) string {
 	if s == "" {
 		return "null"
 	}
-	if !strings.ContainsAny(s[:1], "0123456789+-.~<=yYnNtTfFoO") {
+	switch c := s[0]; {
+	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		// Only the YAML 1.1 booleans and nulls start with a letter, and
+		// none is longer than five.
+		if len(s) > 5 || !strings.ContainsRune("yYnNtTfFoO", rune(c)) {
+			return "string"
+		}
+	case !strings.ContainsRune("0123456789+-.~<=", rune(c)):
 		return "string"
 	}
 	switch {

@@ -287,21 +287,30 @@ func literalReading(s string) (got string, exact, ok bool, why string) {
 // line feeds and printable ASCII only, and a first text line that is not
 // indented (leading empty lines are fine, leading blanks are not).
 func simpleBlock(s string) bool {
-	first := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\n':
-		case c == ' ' && first:
+	i := 0
+	for i < len(s) && s[i] == '\n' {
+		i++
+	}
+	if i < len(s) && s[i] == ' ' {
+		return false
+	}
+	for ; i < len(s); i++ {
+		if !blockByte[s[i]] {
 			return false
-		case c < 0x20 && c != '\t' || c > 0x7e:
-			return false
-		default:
-			first = false
 		}
 	}
 	return true
 }
+
+// blockByte marks the bytes simpleBlock lets through: tab, line feed and
+// printable ASCII.
+var blockByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = true
+	}
+	t['\t'], t['\n'] = true, true
+	return t
+}()
 
 // blockLine is one line of file content as it stands in the document.
 type blockLine struct {
