@@ -2,8 +2,9 @@
 # The lead's Makefile includes this file; run from the repository root.
 
 ADDONS_MK := $(lastword $(MAKEFILE_LIST))
+GO ?= go
 CONTROLLER_GEN_VERSION ?= v0.23.0
-CONTROLLER_GEN ?= go run sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
+CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 ADDONS_CRD_DIR ?= config/crd/addons
 ADDONS_PKGS ?= ./api/... ./addons/... ./controllers/addons/... ./test/addons/...
 
@@ -24,4 +25,4 @@ addons-verify-generate:
 ## addons-test: every add-on test, including the envtest and kubectl ones
 ## (set KUBEBUILDER_ASSETS, or let internal/testenv build the assets once).
 addons-test:
-	go test -count=1 $(ADDONS_PKGS)
+	$(GO) test -count=1 $(ADDONS_PKGS)

@@ -15,13 +15,14 @@
 # Tools run from the Go module proxy at pinned versions; nothing is
 # installed globally.
 
+GO ?= go
 CONTROLLER_GEN_VERSION ?= v0.23.0
 KUSTOMIZE_VERSION ?= v5.7.1
-CONTROLLER_GEN ?= go run sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
-KUSTOMIZE ?= go run sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
+KUSTOMIZE ?= $(GO) run sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 IMG ?= nodeboot-manager:dev
 RELEASE_DIR ?= out
-CAPI_DIR = $(shell go list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api)
+CAPI_DIR = $(shell $(GO) list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api)
 
 .PHONY: controllers-manifests controllers-rbac controllers-crds controllers-verify release-manifests manager controllers-test controllers-bench
 
@@ -49,10 +50,10 @@ release-manifests: controllers-crds
 	cp config/metadata.yaml $(RELEASE_DIR)/metadata.yaml
 
 manager:
-	go build -o bin/manager ./cmd/manager
+	$(GO) build -o bin/manager ./cmd/manager
 
 controllers-test:
-	go test ./controllers/... ./cmd/manager/... ./test/controllers/... -count=1 -timeout 15m
+	$(GO) test ./controllers/... ./cmd/manager/... ./test/controllers/... -count=1 -timeout 15m
 
 controllers-bench:
-	go test ./test/controllers/ -run '^$$' -bench Throughput -benchtime 1x -timeout 20m
+	$(GO) test ./test/controllers/ -run '^$$' -bench Throughput -benchtime 1x -timeout 20m

@@ -47,6 +47,7 @@ import (
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
 	_ "github.com/nodeboot/nodeboot/ignition"
+	"github.com/nodeboot/nodeboot/internal/version"
 )
 
 // controllerName is also the user agent; CABPK's own name is kept out so
@@ -62,6 +63,8 @@ type options struct {
 	leaderElectionRenewDeadline time.Duration
 	leaderElectionRetryPeriod   time.Duration
 	leaderElectionID            string
+	leaderElectionNamespace     string
+	version                     bool
 	watchNamespace              string
 	watchFilter                 string
 	syncPeriod                  time.Duration
@@ -97,6 +100,8 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	// CABPK's Lease name: during a swap the old and the new manager never
 	// reconcile at the same time.
 	fs.StringVar(&o.leaderElectionID, "leader-elect-id", "kubeadm-bootstrap-manager-leader-election-capi", "Name of the leader election Lease (CABPK's by default).")
+	fs.StringVar(&o.leaderElectionNamespace, "leader-elect-namespace", "", "Namespace of the leader election Lease; the Pod's namespace (in-cluster) when empty.")
+	fs.BoolVar(&o.version, "version", false, "Print the version, commit and Go version and exit.")
 	fs.StringVar(&o.watchNamespace, "namespace", "", "Namespace to watch; all namespaces when empty.")
 	fs.StringVar(&o.watchFilter, "watch-filter", "", fmt.Sprintf("Label value an object must carry under %s to be reconciled; all objects when empty.", clusterv1.WatchLabel))
 	fs.DurationVar(&o.syncPeriod, "sync-period", 10*time.Minute, "Minimum interval at which watched resources are reconciled.")
@@ -136,6 +141,10 @@ func main() {
 		os.Exit(1)
 	}
 	pflag.Parse()
+	if o.version {
+		fmt.Println(version.Get().Line("manager"))
+		return
+	}
 	if err := logsv1.ValidateAndApply(o.logs, nil); err != nil {
 		fmt.Fprintf(os.Stderr, "invalid logging flags: %v\n", err)
 		os.Exit(1)
@@ -189,17 +198,22 @@ func run(ctx context.Context, o *options) error {
 			UsePriorityQueue: ptr.To(feature.Gates.Enabled(feature.PriorityQueue)),
 			CacheSyncTimeout: 5 * time.Minute,
 		},
-		LeaderElection:             o.leaderElect,
-		LeaderElectionID:           o.leaderElectionID,
-		LeaderElectionResourceLock: resourcelock.LeasesResourceLock,
-		LeaseDuration:              &o.leaderElectionLeaseDuration,
-		RenewDeadline:              &o.leaderElectionRenewDeadline,
-		RetryPeriod:                &o.leaderElectionRetryPeriod,
-		HealthProbeBindAddress:     o.healthAddr,
-		PprofBindAddress:           o.profilerAddr,
-		Metrics:                    *metricsOptions,
-		Cache:                      setup.ManagerCacheOptions(scheme, controllerName, o.watchNamespace, o.syncPeriod),
-		Client:                     setup.ManagerClientOptions(),
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        o.leaderElectionID,
+		LeaderElectionNamespace: o.leaderElectionNamespace,
+		// The process exits when the manager stops, so the Lease is released
+		// on SIGTERM and a standby replica takes over at once rather than
+		// after --leader-elect-lease-duration (CAPI's managers do the same).
+		LeaderElectionReleaseOnCancel: true,
+		LeaderElectionResourceLock:    resourcelock.LeasesResourceLock,
+		LeaseDuration:                 &o.leaderElectionLeaseDuration,
+		RenewDeadline:                 &o.leaderElectionRenewDeadline,
+		RetryPeriod:                   &o.leaderElectionRetryPeriod,
+		HealthProbeBindAddress:        o.healthAddr,
+		PprofBindAddress:              o.profilerAddr,
+		Metrics:                       *metricsOptions,
+		Cache:                         setup.ManagerCacheOptions(scheme, controllerName, o.watchNamespace, o.syncPeriod),
+		Client:                        setup.ManagerClientOptions(),
 	}
 	if o.webhookPort != 0 {
 		mgrOptions.WebhookServer = webhook.NewServer(webhook.Options{
@@ -224,7 +238,8 @@ func run(ctx context.Context, o *options) error {
 	if err := setupReconcilers(ctx, mgr, o); err != nil {
 		return err
 	}
-	log.Info("Starting manager", "formats", registeredFormats())
+	v := version.Get()
+	log.Info("Starting manager", "formats", registeredFormats(), "version", v.Version, "commit", v.Commit, "goVersion", v.GoVersion)
 	return mgr.Start(ctx)
 }
 
@@ -277,11 +292,25 @@ func setupReconcilers(ctx context.Context, mgr ctrl.Manager, o *options) error {
 		apiReader:           mgr.GetAPIReader(),
 		clusterCache:        clusterCache,
 	}, o)
+	installed, err := addonsInstalled(mgr.GetRESTMapper())
+	if err != nil {
+		return err
+	}
+	if !installed {
+		// Said once, here: without the CRD every KubeadmConfig would
+		// otherwise fail on listing FirstBootAddons, and the FirstBootAddon
+		// controller would stop the manager when its cache never syncs.
+		ctrl.Log.WithName("setup").Error(nil, "The FirstBootAddon CRD is not installed: first-boot add-ons are off and KubeadmConfigs are reconciled without them; apply the release's bootstrap-components.yaml (it carries the CRD) and restart the manager to turn them on",
+			"crd", firstBootAddonCRD)
+		r = r.withoutAddons()
+	}
 	if err := r.kubeadmConfig.SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: o.kubeadmConfigConcurrency}); err != nil {
 		return fmt.Errorf("set up KubeadmConfig controller: %w", err)
 	}
-	if err := r.firstBootAddon.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: o.firstBootAddonConcurrency}); err != nil {
-		return fmt.Errorf("set up FirstBootAddon controller: %w", err)
+	if r.firstBootAddon != nil {
+		if err := r.firstBootAddon.SetupWithManager(mgr, controller.Options{MaxConcurrentReconciles: o.firstBootAddonConcurrency}); err != nil {
+			return fmt.Errorf("set up FirstBootAddon controller: %w", err)
+		}
 	}
 	return nil
 }

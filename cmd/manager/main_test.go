@@ -108,3 +108,15 @@ func TestProvisionersLinked(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionFlag: --version is a flag of its own (main prints
+// version.Get().Line and exits before anything else); the e2e and image
+// tests run it on the built binary.
+func TestVersionFlag(t *testing.T) {
+	if parse(t).version {
+		t.Error("--version on by default")
+	}
+	if o := parse(t, "--version", "--leader-elect-namespace=capi-system"); !o.version || o.leaderElectionNamespace != "capi-system" {
+		t.Errorf("--version / --leader-elect-namespace not applied: %+v", o)
+	}
+}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	bootstrapv1beta1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta1"
@@ -83,4 +86,32 @@ func newReconcilers(c clients, o *options) reconcilers {
 			Workloads: c.clusterCache,
 		},
 	}
+}
+
+// firstBootAddonCRD is the name of the FirstBootAddon CRD.
+const firstBootAddonCRD = "firstbootaddons.addons.nodeboot.dev"
+
+// addonsInstalled reports whether the API server serves FirstBootAddons.
+// Only a missing kind is false; any other error (the API server cannot be
+// reached) is returned.
+func addonsInstalled(mapper meta.RESTMapper) (bool, error) {
+	gvk := addonsv1.GroupVersion.WithKind("FirstBootAddon")
+	_, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	switch {
+	case err == nil:
+		return true, nil
+	case meta.IsNoMatchError(err):
+		return false, nil
+	default:
+		return false, fmt.Errorf("look up the FirstBootAddon API: %w", err)
+	}
+}
+
+// withoutAddons is r with first-boot add-ons off: no add-on extension on the
+// KubeadmConfig reconciler (so it neither lists nor watches FirstBootAddons
+// and renders exactly CABPK's data) and no FirstBootAddon controller.
+func (r reconcilers) withoutAddons() reconcilers {
+	r.kubeadmConfig.Extensions = nil
+	r.firstBootAddon = nil
+	return r
 }

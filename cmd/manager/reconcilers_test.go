@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	"sigs.k8s.io/cluster-api/controllers/clustercache"
@@ -130,4 +133,32 @@ func TestAddonFlags(t *testing.T) {
 	if o.addonsMaxBytes != 65536 || o.addonsCompress || o.firstBootAddonConcurrency != 3 {
 		t.Errorf("add-on flags not applied: %+v", o)
 	}
+}
+
+// TestAddonsInstalled: a missing FirstBootAddon kind turns add-ons off (the
+// KubeadmConfig reconciler keeps running without the extension, and no
+// FirstBootAddon controller is set up); other lookup errors stop the manager.
+func TestAddonsInstalled(t *testing.T) {
+	with := meta.NewDefaultRESTMapper(nil)
+	with.Add(addonsv1.GroupVersion.WithKind("FirstBootAddon"), meta.RESTScopeNamespace)
+	if ok, err := addonsInstalled(with); !ok || err != nil {
+		t.Errorf("CRD installed: addonsInstalled = %t, %v", ok, err)
+	}
+	if ok, err := addonsInstalled(meta.NewDefaultRESTMapper(nil)); ok || err != nil {
+		t.Errorf("CRD missing: addonsInstalled = %t, %v; want false, nil", ok, err)
+	}
+	if ok, err := addonsInstalled(failingMapper{meta.NewDefaultRESTMapper(nil)}); ok || err == nil {
+		t.Errorf("API unreachable: addonsInstalled = %t, %v; want an error", ok, err)
+	}
+
+	r := newReconcilers(clients{}, parse(t)).withoutAddons()
+	if r.firstBootAddon != nil || len(r.kubeadmConfig.Extensions) != 0 {
+		t.Errorf("withoutAddons kept add-ons: %+v", r)
+	}
+}
+
+type failingMapper struct{ meta.RESTMapper }
+
+func (failingMapper) RESTMapping(schema.GroupKind, ...string) (*meta.RESTMapping, error) {
+	return nil, errors.New("connection refused")
 }

@@ -10,12 +10,14 @@ import (
 
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	_ "github.com/nodeboot/nodeboot/ignition"
+	"github.com/nodeboot/nodeboot/internal/version"
 )
 
 const usage = `nodeboot renders node bootstrap data offline.
 
 Usage:
   nodeboot render [-f FILE|-] [--name NAME] [-o DIR] [--sizes] [--strict]
+  nodeboot version
 
   Without -f it renders an embedded example (a first control-plane node).
   FILE is multi-document YAML: the Cluster, the Machine or MachinePool, the
@@ -40,6 +42,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "render":
 		return render(args[1:], stdin, stdout, stderr)
+	case "version", "--version":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "nodeboot: version takes no arguments\n")
+			return 2
+		}
+		fmt.Fprintln(stdout, version.Get().Line("nodeboot"))
+		return 0
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

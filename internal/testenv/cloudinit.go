@@ -31,6 +31,9 @@ type CloudInitResult struct {
 	Valid bool `json:"valid"`
 	// Error is cloud-init's message when it did not (YAML, jinja or schema).
 	Error string `json:"error"`
+	// SchemaPaths are the keys cloud-init's schema rejected, dotted as
+	// cloud-init names them ("mounts.1", "fs_setup.0.partition").
+	SchemaPaths []string `json:"schema_paths"`
 	// Data is the document as cloud-init reads it after jinja rendering,
 	// JSON-encoded (values that JSON lacks, such as dates, become strings);
 	// nil when it could not be read.

@@ -76,7 +76,8 @@ def load(path, inst, work, schema):
     try:
         validate_cloudconfig_file(target, schema)
     except Exception as e:
-        return {"valid": False, "error": "schema: %s" % e, "data": data}
+        paths = [p.path for p in (getattr(e, "schema_errors", None) or ())]
+        return {"valid": False, "error": "schema: %s" % e, "data": data, "schema_paths": paths}
     return {"valid": True, "error": "", "data": data}
 
 main()

@@ -1,0 +1,571 @@
+// Package manager_test starts the built manager binary (cmd/manager) against
+// a real kube-apiserver and etcd (envtest) with the flags of its Deployment:
+// leader election on, webhooks serving a certificate generated here,
+// diagnostics and probes on loopback ports. It checks what a kubelet and an
+// operator see: probes, metrics, the webhook answering, a KubeadmConfig
+// turned into its data Secret, shutdown on SIGTERM within the Deployment's
+// grace period, one clear error when the FirstBootAddon CRD is missing, and
+// the Lease handed from one replica to another.
+package manager_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	admissionv1 "k8s.io/api/admission/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/utils/ptr"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/yaml"
+
+	"github.com/nodeboot/nodeboot/internal/testenv"
+)
+
+// gracePeriod is the Deployment's terminationGracePeriodSeconds
+// (config/manager/manager.yaml): the kubelet kills the manager after it.
+const gracePeriod = 10 * time.Second
+
+const leaseNamespace = "capi-kubeadm-bootstrap-system"
+
+var scheme = runtime.NewScheme()
+
+func init() {
+	ctrllog.SetLogger(logr.Discard()) // the manager's own logs are what the test reads
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// TestManagerBinary runs the whole life of the manager binary: first on an
+// API server without the FirstBootAddon CRD (add-ons off, said once,
+// KubeadmConfigs still reconciled), then, with the CRD installed, two
+// replicas sharing the leader-election Lease.
+func TestManagerBinary(t *testing.T) {
+	testenv.KubebuilderAssets(t)
+	crds := capiCRDs(t)
+	env := &envtest.Environment{CRDInstallOptions: envtest.CRDInstallOptions{CRDs: crds}, ErrorIfCRDPathMissing: true}
+	cfg, err := env.Start()
+	if err != nil {
+		t.Fatalf("envtest: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Stop() })
+	k8s, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+
+	tmp := t.TempDir()
+	bin := buildManager(t, tmp)
+	user, err := env.AddUser(envtest.User{Name: "nodeboot-manager", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfigPath := filepath.Join(tmp, "kubeconfig")
+	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	certDir, caPool := servingCert(t, tmp)
+	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leaseNamespace}}); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "manager v") || strings.Contains(string(out), "commit unknown") {
+		t.Fatalf("manager --version: %q, %v (want the module version and commit)", out, err)
+	}
+
+	t.Run("without the FirstBootAddon CRD", func(t *testing.T) {
+		m := start(t, bin, kubeconfigPath, certDir, "a")
+		m.waitReady(t)
+		m.probes(t)
+		m.webhook(t, caPool)
+		ns := newNamespace(t, k8s, "no-addons")
+		reconciled(t, k8s, ns, "cp-0")
+		m.metrics(t)
+		m.stop(t)
+		logs := m.logs()
+		if v := strings.Fields(string(out)); !strings.Contains(logs, `"Starting manager"`) || !strings.Contains(logs, `version="`+v[1]+`"`) {
+			t.Errorf("the manager does not log its version %s at start", v[1])
+		}
+		if n := strings.Count(logs, "The FirstBootAddon CRD is not installed"); n != 1 {
+			t.Errorf("the missing CRD is reported %d times, want once:\n%s", n, logs)
+		}
+		if strings.Contains(logs, "no matches for kind") {
+			t.Errorf("the manager still trips over the missing FirstBootAddon kind:\n%s", grep(logs, "no matches for kind"))
+		}
+	})
+
+	// Install the FirstBootAddon CRD the release ships.
+	addonCRD := &apiextensionsv1.CustomResourceDefinition{}
+	raw, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "config", "crd", "addons", "addons.nodeboot.dev_firstbootaddons.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(raw, addonCRD); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{addonCRD}}); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("two replicas hand the Lease over", func(t *testing.T) {
+		a := start(t, bin, kubeconfigPath, certDir, "a")
+		a.waitReady(t)
+		first := waitLeader(t, k8s, a, "")
+		b := start(t, bin, kubeconfigPath, certDir, "b")
+		b.waitReady(t) // the standby serves probes and webhooks too
+		ns := newNamespace(t, k8s, "leader-a")
+		reconciled(t, k8s, ns, "cp-0")
+		if strings.Contains(b.logs(), "Successfully acquired lease") {
+			t.Errorf("the standby took the Lease while the leader ran")
+		}
+		a.stop(t) // releases the Lease on the way out
+		handover := time.Now()
+		waitLeader(t, k8s, b, first)
+		t.Logf("replica b took the Lease %s after replica a stopped", time.Since(handover).Round(time.Millisecond))
+		ns = newNamespace(t, k8s, "leader-b")
+		reconciled(t, k8s, ns, "cp-0")
+		b.stop(t)
+		if strings.Contains(a.logs()+b.logs(), "The FirstBootAddon CRD is not installed") {
+			t.Errorf("add-ons reported off although the CRD is installed")
+		}
+	})
+}
+
+// manager is one running manager process.
+type manager struct {
+	name                             string
+	cmd                              *exec.Cmd
+	health, metricsAddr, webhookAddr string
+	out                              *syncBuffer
+	done                             chan error
+}
+
+func start(t *testing.T, bin, kubeconfig, certDir, name string) *manager {
+	t.Helper()
+	m := &manager{name: name, health: freeAddr(t), metricsAddr: freeAddr(t), webhookAddr: freeAddr(t), out: &syncBuffer{}, done: make(chan error, 1)}
+	_, webhookPort, _ := net.SplitHostPort(m.webhookAddr)
+	// The Deployment's arguments, with loopback addresses and the fast
+	// leader-election timings of a test.
+	m.cmd = exec.Command(bin,
+		"--kubeconfig="+kubeconfig,
+		"--leader-elect",
+		"--leader-elect-namespace="+leaseNamespace,
+		"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s",
+		"--diagnostics-address="+m.metricsAddr,
+		"--insecure-diagnostics=true",
+		"--feature-gates=MachinePool=true,KubeadmBootstrapFormatIgnition=false,PriorityQueue=true,ReconcilerRateLimiting=true",
+		"--bootstrap-token-ttl=15m",
+		"--health-addr="+m.health,
+		"--webhook-port="+webhookPort,
+		"--webhook-cert-dir="+certDir,
+	)
+	m.cmd.Env = append(os.Environ(), "POD_NAME="+name, "POD_NAMESPACE="+leaseNamespace)
+	m.cmd.Stdout, m.cmd.Stderr = m.out, m.out
+	if err := m.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { m.done <- m.cmd.Wait() }()
+	t.Cleanup(func() {
+		if m.cmd.ProcessState == nil {
+			_ = m.cmd.Process.Kill()
+			<-m.done
+		}
+		if t.Failed() {
+			t.Logf("manager %s output:\n%s", name, m.logs())
+		}
+	})
+	return m
+}
+
+func (m *manager) logs() string { return m.out.String() }
+
+func (m *manager) waitReady(t *testing.T) {
+	t.Helper()
+	eventually(t, 60*time.Second, "manager "+m.name+" ready", func() (bool, error) {
+		select {
+		case err := <-m.done:
+			m.done <- err
+			t.Fatalf("manager %s exited: %v\n%s", m.name, err, m.logs())
+		default:
+		}
+		code, _, err := get("http://" + m.health + "/readyz")
+		return code == http.StatusOK, err
+	})
+}
+
+// probes: the kubelet's readiness and liveness paths answer 200, and a
+// named check answers too (what `kubectl get --raw` style probes use).
+func (m *manager) probes(t *testing.T) {
+	t.Helper()
+	for _, path := range []string{"/readyz", "/healthz", "/readyz/ready", "/healthz/healthy"} {
+		code, body, err := get("http://" + m.health + path)
+		if err != nil || code != http.StatusOK {
+			t.Errorf("GET %s: %d %q %v", path, code, body, err)
+		}
+	}
+	if code, _, _ := get("http://" + m.health + "/readyz/nonexistent"); code != http.StatusNotFound {
+		t.Errorf("GET /readyz/nonexistent: %d, want 404", code)
+	}
+}
+
+// metrics: Prometheus text exposition with the controllers' and the
+// workqueues' series.
+func (m *manager) metrics(t *testing.T) {
+	t.Helper()
+	code, body, err := get("http://" + m.metricsAddr + "/metrics")
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("GET /metrics: %d %v", code, err)
+	}
+	for _, want := range []string{
+		"# TYPE controller_runtime_reconcile_total counter",
+		`controller_runtime_reconcile_total{controller="kubeadmconfig",result="success"}`,
+		`workqueue_adds_total{controller="kubeadmconfig"`,
+		"# TYPE go_goroutines gauge",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+// webhook: the KubeadmConfig validating webhook answers an AdmissionReview
+// over TLS with the generated serving certificate: one valid config is
+// allowed, one CABPK refuses (two kubeadm configurations for one node) is not.
+func (m *manager) webhook(t *testing.T, ca *x509.CertPool) {
+	t.Helper()
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: ca, ServerName: "localhost"}}}
+	review := func(spec bootstrapv1.KubeadmConfigSpec) *admissionv1.AdmissionResponse {
+		obj := &bootstrapv1.KubeadmConfig{TypeMeta: metav1.TypeMeta{APIVersion: bootstrapv1.GroupVersion.String(), Kind: "KubeadmConfig"}, ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "default"}, Spec: spec}
+		raw, _ := json.Marshal(obj)
+		ar := admissionv1.AdmissionReview{
+			TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+			Request: &admissionv1.AdmissionRequest{
+				UID: "1", Operation: admissionv1.Create, Name: "x", Namespace: "default",
+				Kind:     metav1.GroupVersionKind{Group: bootstrapv1.GroupVersion.Group, Version: "v1beta2", Kind: "KubeadmConfig"},
+				Resource: metav1.GroupVersionResource{Group: bootstrapv1.GroupVersion.Group, Version: "v1beta2", Resource: "kubeadmconfigs"},
+				Object:   runtime.RawExtension{Raw: raw},
+			},
+		}
+		body, _ := json.Marshal(ar)
+		resp, err := c.Post("https://"+m.webhookAddr+"/validate-bootstrap-cluster-x-k8s-io-v1beta2-kubeadmconfig", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatalf("webhook: %v", err)
+		}
+		defer resp.Body.Close()
+		out := admissionv1.AdmissionReview{}
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Response == nil {
+			t.Fatalf("webhook answer: %v", err)
+		}
+		return out.Response
+	}
+	if r := review(bootstrapv1.KubeadmConfigSpec{Files: []bootstrapv1.File{{Path: "/etc/motd", Content: "hi"}}}); !r.Allowed {
+		t.Errorf("webhook refused a valid KubeadmConfig: %+v", r.Result)
+	}
+	bad := bootstrapv1.KubeadmConfigSpec{Files: []bootstrapv1.File{{Path: "/etc/motd", Content: "hi", ContentFrom: bootstrapv1.FileSource{Secret: bootstrapv1.SecretFileSource{Name: "s", Key: "k"}}}}}
+	if r := review(bad); r.Allowed {
+		t.Errorf("webhook allowed a file with both content and contentFrom")
+	}
+}
+
+// stop sends SIGTERM, as the kubelet does, and wants a clean exit within
+// the Deployment's grace period.
+func (m *manager) stop(t *testing.T) {
+	t.Helper()
+	begin := time.Now()
+	if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-m.done:
+		if err != nil {
+			t.Errorf("manager %s exited after SIGTERM with %v", m.name, err)
+		}
+		t.Logf("manager %s stopped %s after SIGTERM", m.name, time.Since(begin).Round(time.Millisecond))
+	case <-time.After(gracePeriod):
+		t.Fatalf("manager %s still running %s after SIGTERM (the kubelet would kill it)", m.name, gracePeriod)
+	}
+}
+
+// reconciled creates an uninitialized Cluster and its first control-plane
+// Machine and KubeadmConfig in ns and waits for the data Secret.
+func reconciled(t *testing.T, k8s client.Client, ns, name string) {
+	t.Helper()
+	ctx := context.Background()
+	const cluster = "c"
+	c := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Name: cluster, Namespace: ns},
+		Spec: clusterv1.ClusterSpec{
+			ControlPlaneEndpoint: clusterv1.APIEndpoint{Host: "10.0.0.100", Port: 6443},
+			InfrastructureRef:    clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "DockerCluster", Name: cluster},
+		},
+	}
+	if err := k8s.Create(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	c.Status.Initialization.InfrastructureProvisioned = ptr.To(true)
+	c.Status.Initialization.ControlPlaneInitialized = ptr.To(false)
+	c.Status.Conditions = []metav1.Condition{{Type: clusterv1.ClusterControlPlaneInitializedCondition, Status: metav1.ConditionFalse, Reason: "WaitingForControlPlane", LastTransitionTime: metav1.Now()}}
+	if err := k8s.Status().Update(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	m := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{clusterv1.ClusterNameLabel: cluster, clusterv1.MachineControlPlaneLabel: ""}},
+		Spec: clusterv1.MachineSpec{
+			ClusterName:       cluster,
+			Version:           "v1.33.4",
+			Bootstrap:         clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{APIGroup: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig", Name: name}},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "DockerMachine", Name: name},
+		},
+	}
+	if err := k8s.Create(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	kc := &bootstrapv1.KubeadmConfig{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: ns,
+			Labels:          map[string]string{clusterv1.ClusterNameLabel: cluster},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: name, UID: m.UID}},
+		},
+		Spec: bootstrapv1.KubeadmConfigSpec{Files: []bootstrapv1.File{{Path: "/etc/motd", Content: "welcome"}}},
+	}
+	if err := k8s.Create(ctx, kc); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "the data Secret of "+ns+"/"+name, func() (bool, error) {
+		s := &corev1.Secret{}
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, s); err != nil {
+			return false, err
+		}
+		return bytes.HasPrefix(s.Data["value"], []byte("## template: jinja\n#cloud-config\n")) && string(s.Data["format"]) == "cloud-config", nil
+	})
+	eventually(t, 30*time.Second, "status.dataSecretName of "+ns+"/"+name, func() (bool, error) {
+		got := &bootstrapv1.KubeadmConfig{}
+		if err := k8s.Get(ctx, client.ObjectKeyFromObject(kc), got); err != nil {
+			return false, err
+		}
+		return got.Status.DataSecretName == name && ptr.Deref(got.Status.Initialization.DataSecretCreated, false), nil
+	})
+}
+
+// waitLeader waits until replica m logged taking the Lease and the Lease
+// names a holder other than prev; it returns the holder. (controller-runtime's
+// identity is hostname_uuid: both replicas share the hostname.)
+func waitLeader(t *testing.T, k8s client.Client, m *manager, prev string) string {
+	t.Helper()
+	var holder string
+	eventually(t, 30*time.Second, "replica "+m.name+" leading", func() (bool, error) {
+		l := &coordinationv1.Lease{}
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: leaseNamespace, Name: "kubeadm-bootstrap-manager-leader-election-capi"}, l); err != nil {
+			return false, err
+		}
+		holder = ptr.Deref(l.Spec.HolderIdentity, "")
+		return holder != "" && holder != prev && strings.Contains(m.logs(), "Successfully acquired lease"), fmt.Errorf("holder %q", holder)
+	})
+	return holder
+}
+
+func newNamespace(t *testing.T, k8s client.Client, prefix string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	if err := k8s.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// buildManager builds cmd/manager from the working tree as the image does.
+func buildManager(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "manager")
+	cmd := exec.Command(goCmd(), "build", "-trimpath", "-buildvcs=auto", "-o", bin, "./cmd/manager")
+	cmd.Dir = testenv.ModuleRoot()
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/manager: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func goCmd() string {
+	if g := os.Getenv("GO"); g != "" {
+		return g
+	}
+	return "go"
+}
+
+// servingCert writes a CA-signed serving certificate for localhost and
+// 127.0.0.1 as tls.crt and tls.key (the names cert-manager's Secret has).
+func servingCert(t *testing.T, dir string) (string, *x509.CertPool) {
+	t.Helper()
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "nodeboot-test-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := x509.ParseCertificate(caDER)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leaf := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, _ := x509.MarshalECPrivateKey(key)
+	certDir := filepath.Join(dir, "serving-certs")
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(certDir, "tls.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(certDir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(ca)
+	return certDir, pool
+}
+
+// capiCRDs loads Cluster API's core and kubeadm bootstrap CRDs from the
+// pinned cluster-api module, with the contract labels of their kustomizations.
+func capiCRDs(t *testing.T) []*apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	out, err := exec.Command(goCmd(), "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
+	if err != nil {
+		t.Fatalf("locate the cluster-api module: %v", err)
+	}
+	root := strings.TrimSpace(string(out))
+	var crds []*apiextensionsv1.CustomResourceDefinition
+	for _, dir := range []string{"core/config/crd/bases", "bootstrap/kubeadm/config/crd/bases"} {
+		files, _ := filepath.Glob(filepath.Join(root, dir, "*.yaml"))
+		if len(files) == 0 {
+			t.Fatalf("no CRDs in %s", dir)
+		}
+		for _, f := range files {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			if err := yaml.UnmarshalStrict(raw, crd); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			crd.Labels = map[string]string{"cluster.x-k8s.io/v1beta1": "v1beta1", "cluster.x-k8s.io/v1beta2": "v1beta2"}
+			crds = append(crds, crd)
+		}
+	}
+	return crds
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func get(url string) (int, string, error) {
+	c := &http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
+}
+
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s (last error: %v)", timeout, what, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func grep(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// syncBuffer collects a process's output; it also records which replica
+// acquired which Lease identity.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
