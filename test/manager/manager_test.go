@@ -2,10 +2,12 @@
 // a real kube-apiserver and etcd (envtest) with the flags of its Deployment:
 // leader election on, webhooks serving a certificate generated here,
 // diagnostics and probes on loopback ports. It checks what a kubelet and an
-// operator see: probes, metrics, the webhook answering, a KubeadmConfig
-// turned into its data Secret, shutdown on SIGTERM within the Deployment's
-// grace period, one clear error when the FirstBootAddon CRD is missing, and
-// the Lease handed from one replica to another.
+// operator see: probes, metrics, the validating webhook answering, a
+// KubeadmConfig turned into its data Secret, shutdown on SIGTERM within the
+// Deployment's grace period, one clear error when the FirstBootAddon CRD is
+// missing, the Lease handed from one replica to another, and the API server
+// converting KubeadmConfigs and KubeadmConfigTemplates between v1beta1 and
+// v1beta2 through the manager's conversion webhook.
 package manager_test
 
 import (
@@ -38,8 +40,11 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
@@ -102,7 +107,7 @@ func TestManagerBinary(t *testing.T) {
 	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	certDir, caPool := servingCert(t, tmp)
+	certDir, caPool, caPEM := servingCert(t, tmp)
 	if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: leaseNamespace}}); err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +172,12 @@ func TestManagerBinary(t *testing.T) {
 		if strings.Contains(a.logs()+b.logs(), "The FirstBootAddon CRD is not installed") {
 			t.Errorf("add-ons reported off although the CRD is installed")
 		}
+	})
+
+	t.Run("conversion webhook", func(t *testing.T) {
+		m := start(t, bin, kubeconfigPath, certDir, "c")
+		m.waitReady(t)
+		m.conversion(t, k8s, caPEM)
 	})
 }
 
@@ -306,6 +317,140 @@ func (m *manager) webhook(t *testing.T, ca *x509.CertPool) {
 	}
 }
 
+// v1beta1 is the older version the KubeadmConfig CRDs still serve; v1beta2
+// is the storage version.
+var v1beta1 = schema.GroupVersion{Group: bootstrapv1.GroupVersion.Group, Version: "v1beta1"}
+
+// conversion points the KubeadmConfig and KubeadmConfigTemplate CRDs'
+// conversion at the manager's webhook server, as the release's CRD patches
+// and cert-manager's CA injection do, and reads and writes both kinds at
+// v1beta1: the API server must convert through the manager, in both
+// directions, until the manager stops.
+func (m *manager) conversion(t *testing.T, k8s client.Client, caPEM []byte) {
+	ctx := context.Background()
+	ns := newNamespace(t, k8s, "conversion")
+	// Written at the storage version; v1beta1 names the same facts
+	// differently (extraArgs a map, status.initialization.dataSecretCreated
+	// status.ready).
+	kc := &bootstrapv1.KubeadmConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "from-v1beta2", Namespace: ns},
+		Spec: bootstrapv1.KubeadmConfigSpec{ClusterConfiguration: bootstrapv1.ClusterConfiguration{
+			APIServer: bootstrapv1.APIServer{ExtraArgs: []bootstrapv1.Arg{{Name: "v", Value: ptr.To("4")}}},
+		}},
+	}
+	if err := k8s.Create(ctx, kc); err != nil {
+		t.Fatal(err)
+	}
+	kc.Status.DataSecretName = "from-v1beta2"
+	kc.Status.Initialization.DataSecretCreated = ptr.To(true)
+	if err := k8s.Status().Update(ctx, kc); err != nil {
+		t.Fatal(err)
+	}
+	getV1beta1 := func(kind, name string) (*unstructured.Unstructured, error) {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(v1beta1.WithKind(kind))
+		return u, k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u)
+	}
+	ready := func(u *unstructured.Unstructured) bool {
+		r, _, _ := unstructured.NestedBool(u.Object, "status", "ready")
+		return r
+	}
+	// Without a conversion webhook (the CRDs' strategy None) the API
+	// server only relabels the object: nothing is renamed.
+	if u, err := getV1beta1("KubeadmConfig", kc.Name); err != nil || ready(u) {
+		t.Fatalf("v1beta1 GET before the webhook is configured: %v, status %v (want the stored object relabelled, no status.ready)", err, u.Object["status"])
+	}
+
+	url := "https://" + m.webhookAddr + "/convert"
+	for _, name := range []string{"kubeadmconfigs", "kubeadmconfigtemplates"} {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := k8s.Get(ctx, client.ObjectKey{Name: name + "." + bootstrapv1.GroupVersion.Group}, crd); err != nil {
+			t.Fatal(err)
+		}
+		before := crd.DeepCopy()
+		crd.Spec.Conversion = &apiextensionsv1.CustomResourceConversion{
+			Strategy: apiextensionsv1.WebhookConverter,
+			Webhook: &apiextensionsv1.WebhookConversion{
+				ClientConfig:             &apiextensionsv1.WebhookClientConfig{URL: &url, CABundle: caPEM},
+				ConversionReviewVersions: []string{"v1"},
+			},
+		}
+		if err := k8s.Patch(ctx, crd, client.MergeFrom(before)); err != nil {
+			t.Fatalf("point %s at the conversion webhook: %v", crd.Name, err)
+		}
+	}
+	begin := time.Now()
+	var got *unstructured.Unstructured
+	eventually(t, 15*time.Second, "a v1beta1 KubeadmConfig converted by the webhook", func() (bool, error) {
+		u, err := getV1beta1("KubeadmConfig", kc.Name)
+		got = u
+		return err == nil && ready(u), err
+	})
+	t.Logf("the API server converted through the webhook %s after the CRDs changed", time.Since(begin).Round(time.Millisecond))
+	if got.GetAPIVersion() != v1beta1.String() {
+		t.Errorf("apiVersion %q, want %s", got.GetAPIVersion(), v1beta1)
+	}
+	if args, _, _ := unstructured.NestedStringMap(got.Object, "spec", "clusterConfiguration", "apiServer", "extraArgs"); len(args) != 1 || args["v"] != "4" {
+		t.Errorf("v1beta1 spec.clusterConfiguration.apiServer.extraArgs = %v, want map[v:4]", got.Object["spec"])
+	}
+	if n, _, _ := unstructured.NestedString(got.Object, "status", "dataSecretName"); n != "from-v1beta2" {
+		t.Errorf("v1beta1 status.dataSecretName = %q, want from-v1beta2", n)
+	}
+
+	// Written at v1beta1: stored, and read back, as v1beta2.
+	wantArgs := []bootstrapv1.Arg{{Name: "audit-log-maxage", Value: ptr.To("10")}}
+	spec := map[string]any{"clusterConfiguration": map[string]any{"apiServer": map[string]any{"extraArgs": map[string]any{"audit-log-maxage": "10"}}}}
+	for _, o := range []struct {
+		kind string
+		spec map[string]any
+		obj  client.Object
+	}{
+		{kind: "KubeadmConfig", spec: spec, obj: &bootstrapv1.KubeadmConfig{}},
+		{kind: "KubeadmConfigTemplate", spec: map[string]any{"template": map[string]any{"spec": spec}}, obj: &bootstrapv1.KubeadmConfigTemplate{}},
+	} {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": v1beta1.String(), "kind": o.kind,
+			"metadata": map[string]any{"name": "from-v1beta1", "namespace": ns},
+			"spec":     o.spec,
+		}}
+		if err := k8s.Create(ctx, u); err != nil {
+			t.Fatalf("create a v1beta1 %s: %v", o.kind, err)
+		}
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "from-v1beta1"}, o.obj); err != nil {
+			t.Fatal(err)
+		}
+		var args []bootstrapv1.Arg
+		switch obj := o.obj.(type) {
+		case *bootstrapv1.KubeadmConfig:
+			args = obj.Spec.ClusterConfiguration.APIServer.ExtraArgs
+		case *bootstrapv1.KubeadmConfigTemplate:
+			args = obj.Spec.Template.Spec.ClusterConfiguration.APIServer.ExtraArgs
+		}
+		if !equality.Semantic.DeepEqual(args, wantArgs) {
+			t.Errorf("%s written at v1beta1 reads at v1beta2 with apiServer extraArgs %v, want %v", o.kind, args, wantArgs)
+		}
+		back, err := getV1beta1(o.kind, "from-v1beta1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equality.Semantic.DeepEqual(back.Object["spec"], u.Object["spec"]) {
+			t.Errorf("%s round trip v1beta1 -> v1beta2 -> v1beta1: spec %v, want %v", o.kind, back.Object["spec"], u.Object["spec"])
+		}
+	}
+
+	// The answers came from the manager: with it gone, v1beta1 fails and
+	// the storage version still reads.
+	m.stop(t)
+	if _, err := getV1beta1("KubeadmConfig", kc.Name); err == nil || !strings.Contains(err.Error(), "conversion webhook") || !strings.Contains(err.Error(), url) {
+		t.Errorf("v1beta1 GET with the manager stopped: %v, want a conversion webhook error for %s", err, url)
+	} else {
+		t.Logf("with the manager stopped: %v", err)
+	}
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(kc), &bootstrapv1.KubeadmConfig{}); err != nil {
+		t.Errorf("v1beta2 GET with the manager stopped: %v", err)
+	}
+}
+
 // stop sends SIGTERM, as the kubelet does, and wants a clean exit within
 // the Deployment's grace period.
 func (m *manager) stop(t *testing.T) {
@@ -433,8 +578,9 @@ func goCmd() string {
 }
 
 // servingCert writes a CA-signed serving certificate for localhost and
-// 127.0.0.1 as tls.crt and tls.key (the names cert-manager's Secret has).
-func servingCert(t *testing.T, dir string) (string, *x509.CertPool) {
+// 127.0.0.1 as tls.crt and tls.key (the names cert-manager's Secret has);
+// it returns the CA as a pool and PEM-encoded (a CRD's caBundle).
+func servingCert(t *testing.T, dir string) (string, *x509.CertPool, []byte) {
 	t.Helper()
 	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	caTmpl := &x509.Certificate{
@@ -471,7 +617,7 @@ func servingCert(t *testing.T, dir string) (string, *x509.CertPool) {
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(ca)
-	return certDir, pool
+	return certDir, pool, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
 }
 
 // capiCRDs loads Cluster API's core and kubeadm bootstrap CRDs from the
