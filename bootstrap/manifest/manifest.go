@@ -39,6 +39,18 @@ const maxDocumentBytes = 8 << 20
 // does not decode into its kind is an error naming the document and object.
 func Parse(r io.Reader) (*Set, error) {
 	s := &Set{Secrets: bootstrap.SecretMap{}}
+	if err := Documents(r, s.add); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Documents calls fn with every non-empty document of r, numbered from 1,
+// within the per-document size limit. Errors fn returns are collected, one
+// line each naming the document; reading stops at the first error of the
+// stream itself. Other readers of the same input (the CLI's add-on objects)
+// use it so every document is read, and bounded, the same way.
+func Documents(r io.Reader, fn func(raw []byte) error) error {
 	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(r, 64<<10))
 	var errs []string
 	for doc := 1; ; doc++ {
@@ -47,22 +59,22 @@ func Parse(r io.Reader) (*Set, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", doc, err)
+			return fmt.Errorf("document %d: %w", doc, err)
 		}
 		if len(raw) > maxDocumentBytes {
-			return nil, fmt.Errorf("document %d: larger than %d bytes", doc, maxDocumentBytes)
+			return fmt.Errorf("document %d: larger than %d bytes", doc, maxDocumentBytes)
 		}
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
-		if err := s.add(raw); err != nil {
+		if err := fn(raw); err != nil {
 			errs = append(errs, fmt.Sprintf("document %d: %v", doc, err))
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errors.New(strings.Join(errs, "\n"))
+		return errors.New(strings.Join(errs, "\n"))
 	}
-	return s, nil
+	return nil
 }
 
 type typeMeta struct {

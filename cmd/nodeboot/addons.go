@@ -1,22 +1,20 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/bootstrap/manifest"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 )
 
@@ -34,16 +32,7 @@ type addonObjects struct {
 // naming it and the field.
 func readAddonObjects(input []byte) (*addonObjects, error) {
 	out := &addonObjects{}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(input)))
-	var errs []string
-	for doc := 1; ; doc++ {
-		raw, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("document %d: %w", doc, err)
-		}
+	err := manifest.Documents(bytes.NewReader(input), func(raw []byte) error {
 		var tm struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
@@ -52,8 +41,8 @@ func readAddonObjects(input []byte) (*addonObjects, error) {
 				Namespace string `json:"namespace"`
 			} `json:"metadata"`
 		}
-		if len(bytes.TrimSpace(raw)) == 0 || yaml.Unmarshal(raw, &tm) != nil {
-			continue // manifest.Parse reports what is not an object.
+		if yaml.Unmarshal(raw, &tm) != nil {
+			return nil // manifest.Parse reports what is not an object.
 		}
 		var obj client.Object
 		switch {
@@ -64,7 +53,7 @@ func readAddonObjects(input []byte) (*addonObjects, error) {
 		case tm.Kind == "Secret" && tm.APIVersion == "v1":
 			obj = &corev1.Secret{}
 		default:
-			continue
+			return nil
 		}
 		js, err := yaml.YAMLToJSON(raw)
 		if err == nil {
@@ -74,8 +63,7 @@ func readAddonObjects(input []byte) (*addonObjects, error) {
 			}
 		}
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("document %d: %s %s/%s: %v", doc, tm.Kind, tm.Metadata.Namespace, tm.Metadata.Name, err))
-			continue
+			return fmt.Errorf("%s %s/%s: %w", tm.Kind, tm.Metadata.Namespace, tm.Metadata.Name, err)
 		}
 		if obj.GetNamespace() == "" {
 			obj.SetNamespace("default")
@@ -85,9 +73,10 @@ func readAddonObjects(input []byte) (*addonObjects, error) {
 		} else {
 			out.others = append(out.others, obj)
 		}
-	}
-	if len(errs) > 0 {
-		return nil, errors.New(strings.Join(errs, "\n"))
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
