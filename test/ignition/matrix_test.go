@@ -59,6 +59,7 @@ var matrixFeatures = map[string]func(p *provisioning.Plan){
 	},
 	"file-append":  func(p *provisioning.Plan) { p.Files[0].Append = yes() },
 	"file-owner":   func(p *provisioning.Plan) { p.Files[0].Owner = "root:root" },
+	"file-windows": func(p *provisioning.Plan) { p.Files[0].Path = `C:\k\node.json` },
 	"file-no-mode": func(p *provisioning.Plan) { p.Files[0].Permissions = "" },
 	"user": func(p *provisioning.Plan) {
 		p.Users = []provisioning.User{{Name: "capi", Gecos: "Cluster API", Groups: "adm, sudo", HomeDir: "/home/capi", Shell: "/bin/bash", SSHAuthorizedKeys: []string{"ssh-ed25519 AAAA k"}, Origin: "spec.users[0]"}}
