@@ -13,10 +13,12 @@ import (
 	"github.com/nodeboot/nodeboot/internal/version"
 )
 
-const usage = `nodeboot renders node bootstrap data offline.
+const usage = `nodeboot renders, validates and compares node bootstrap data offline.
 
 Usage:
   nodeboot render [-f FILE|-] [--name NAME] [-o DIR] [--sizes] [--strict]
+  nodeboot validate [-f FILE|-] [--name NAME] [--strict] [--feature-gates GATES]
+  nodeboot diff [-f FILE|-] --against SECRET.yaml [--name NAME] [--diff] [--strict]
   nodeboot version
 
   Without -f it renders an embedded example (a first control-plane node).
@@ -27,6 +29,19 @@ Usage:
   Ignition v3, nodeboot.dev/cloud-init-corrections: "true" corrected cloud-config.
   Hazards CABPK renders too are warnings on standard error, one line per
   field; --strict (or nodeboot.dev/strict: "true") makes them errors.
+
+  validate checks every KubeadmConfig of FILE (or the one --name picks) with
+  CABPK's admission webhook and nodeboot's build and render, and prints one
+  line per problem and warning, never the data; it exits 1 on an error (and,
+  with --strict, on a warning).
+
+  diff renders as render does and compares with the bootstrap data Secret(s)
+  in SECRET.yaml, as kubectl get secret -o yaml prints them: one line per
+  KubeadmConfig (identical, differs with the first differing line, cannot
+  render with the field), then a summary such as identical: 1/1. --diff adds
+  a unified diff of the decoded data (Ignition indented) with private keys,
+  bootstrap tokens and passwords redacted. It exits 0 only when all are
+  identical.
 `
 
 func main() {
@@ -42,6 +57,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "render":
 		return render(args[1:], stdin, stdout, stderr)
+	case "validate":
+		return validate(args[1:], stdin, stdout, stderr)
+	case "diff":
+		return diff(args[1:], stdin, stdout, stderr)
 	case "version", "--version":
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "nodeboot: version takes no arguments\n")
