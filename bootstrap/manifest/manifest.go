@@ -77,7 +77,8 @@ func Documents(r io.Reader, fn func(raw []byte) error) error {
 	return nil
 }
 
-type typeMeta struct {
+// TypeMeta is what every document is read for first: its kind and name.
+type TypeMeta struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Metadata   struct {
@@ -87,7 +88,7 @@ type typeMeta struct {
 }
 
 func (s *Set) add(raw []byte) error {
-	var tm typeMeta
+	var tm TypeMeta
 	if err := yaml.Unmarshal(raw, &tm); err != nil {
 		return fmt.Errorf("not a Kubernetes object: %w", err)
 	}

@@ -33,14 +33,7 @@ type addonObjects struct {
 func readAddonObjects(input []byte) (*addonObjects, error) {
 	out := &addonObjects{}
 	err := manifest.Documents(bytes.NewReader(input), func(raw []byte) error {
-		var tm struct {
-			APIVersion string `json:"apiVersion"`
-			Kind       string `json:"kind"`
-			Metadata   struct {
-				Name      string `json:"name"`
-				Namespace string `json:"namespace"`
-			} `json:"metadata"`
-		}
+		var tm manifest.TypeMeta
 		if yaml.Unmarshal(raw, &tm) != nil {
 			return nil // manifest.Parse reports what is not an object.
 		}

@@ -18,13 +18,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
-	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 )
 
 type diffFlags struct {
-	file, name, against string
-	unified, strict     bool
-	addons              addonsctrl.ExtensionOptions
+	inputFlags
+	against string
+	unified bool
 }
 
 // diff renders the input's KubeadmConfigs as render does and compares each
@@ -36,18 +35,10 @@ func diff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f diffFlags
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.file, "f", "", "input file, or - for standard input (default: the embedded example)")
+	f.add(fs, "compare only the KubeadmConfig with this name (default: every KubeadmConfig of the input)")
 	fs.StringVar(&f.against, "against", "", "the bootstrap data Secret(s) to compare with, as kubectl get secret -o yaml prints them (required)")
-	fs.StringVar(&f.name, "name", "", "compare only the KubeadmConfig with this name (default: every KubeadmConfig of the input)")
 	fs.BoolVar(&f.unified, "diff", false, "print a unified diff of the decoded data, with private keys, tokens and passwords redacted")
-	fs.BoolVar(&f.strict, "strict", false, "fail on every warning, as render's --strict does")
-	fs.IntVar(&f.addons.MaxBytes, "addons-max-bytes", 16384, "size budget in bytes of bootstrap data that carries FirstBootAddons, as render's flag")
-	fs.BoolVar(&f.addons.Compress, "addons-compress", true, "compress bootstrap data that carries FirstBootAddons, as render's flag")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "nodeboot diff: unexpected argument %q\n", fs.Arg(0))
+	if !f.parse("diff", fs, args, stderr) {
 		return 2
 	}
 	if f.against == "" {

@@ -21,6 +21,6 @@ func FuzzRender(f *testing.F) {
 	}
 	f.Add([]byte("kind: KubeadmConfig\nspec: {files: [{path: a}]}\n"))
 	f.Fuzz(func(t *testing.T, input []byte) {
-		_, _, _ = renderBytes(input, renderFlags{sizes: true, addons: addonsctrl.ExtensionOptions{MaxBytes: 16384, Compress: true}}, io.Discard)
+		_, _, _ = renderBytes(input, renderFlags{sizes: true, inputFlags: inputFlags{addons: addonsctrl.ExtensionOptions{MaxBytes: 16384, Compress: true}}}, io.Discard)
 	})
 }

@@ -14,38 +14,25 @@ import (
 
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
-	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 )
 
 //go:embed example.yaml
 var example []byte
 
 type renderFlags struct {
-	file, name, outDir string
-	sizes, strict      bool
-	addons             addonsctrl.ExtensionOptions
+	inputFlags
+	outDir string
+	sizes  bool
 }
 
 func render(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f renderFlags
 	fs := flag.NewFlagSet("render", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.file, "f", "", "input file, or - for standard input (default: the embedded example)")
-	fs.StringVar(&f.name, "name", "", "the KubeadmConfig to render when the input has several")
+	f.add(fs, "the KubeadmConfig to render when the input has several")
 	fs.StringVar(&f.outDir, "o", "", "write DIR/bootstrap-data and DIR/format instead of printing the data")
 	fs.BoolVar(&f.sizes, "sizes", false, "report the size in bytes of each part of the output on standard error")
-	fs.BoolVar(&f.strict, "strict", false, "fail on every warning, as the manager's --strict does (the nodeboot.dev/strict annotation still decides per object)")
-	fs.IntVar(&f.addons.MaxBytes, "addons-max-bytes", 16384, "size budget in bytes of bootstrap data that carries FirstBootAddons from the input, as the manager's flag (a Cluster's nodeboot.dev/bootstrap-data-max-bytes overrides it); 0 turns it off")
-	fs.BoolVar(&f.addons.Compress, "addons-compress", true, "compress bootstrap data that carries FirstBootAddons from the input, as the manager's flag")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if f.addons.MaxBytes < 0 {
-		fmt.Fprintln(stderr, "nodeboot render: --addons-max-bytes must not be negative")
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "nodeboot render: unexpected argument %q\n", fs.Arg(0))
+	if !f.parse("render", fs, args, stderr) {
 		return 2
 	}
 	input, err := readInput(f.file, stdin)

@@ -163,9 +163,8 @@ func webhookLines(cfg *bootstrapv1.KubeadmConfig) []string {
 }
 
 type validateFlags struct {
-	file, name, gates string
-	strict            bool
-	addons            addonsctrl.ExtensionOptions
+	inputFlags
+	gates string
 }
 
 // validate reports, for every KubeadmConfig of the input (or the one --name
@@ -176,21 +175,9 @@ func validate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var f validateFlags
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&f.file, "f", "", "input file, or - for standard input (default: the embedded example)")
-	fs.StringVar(&f.name, "name", "", "validate only the KubeadmConfig with this name (default: every KubeadmConfig of the input)")
-	fs.BoolVar(&f.strict, "strict", false, "fail on every warning, as the manager's --strict does")
+	f.add(fs, "validate only the KubeadmConfig with this name (default: every KubeadmConfig of the input)")
 	fs.StringVar(&f.gates, "feature-gates", defaultFeatureGates, "Cluster API feature gates the webhook checks run with, as the manager's --feature-gates")
-	fs.IntVar(&f.addons.MaxBytes, "addons-max-bytes", 16384, "size budget in bytes of bootstrap data that carries FirstBootAddons, as render's flag")
-	fs.BoolVar(&f.addons.Compress, "addons-compress", true, "compress bootstrap data that carries FirstBootAddons, as render's flag")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "nodeboot validate: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	if f.addons.MaxBytes < 0 {
-		fmt.Fprintln(stderr, "nodeboot validate: --addons-max-bytes must not be negative")
+	if !f.parse("validate", fs, args, stderr) {
 		return 2
 	}
 	if err := setFeatureGates(f.gates); err != nil {
