@@ -1,6 +1,7 @@
 package addons
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -28,6 +29,10 @@ type Addon struct {
 	// SHA256 is the hex digest of the manifest. Required with URL; computed
 	// from Manifest when empty, and checked against it when set.
 	SHA256 string
+	// CABundle, with URL, is the PEM certificates the node trusts, instead
+	// of its system's, when it fetches URL: the manager's serving CA for
+	// add-ons it serves itself (see controllers/addons' fetch fallback).
+	CABundle []byte
 	// Origin names where the add-on came from (e.g. "FirstBootAddon ns/name")
 	// and prefixes the paths of its problems.
 	Origin string
@@ -46,6 +51,9 @@ func (a *Addon) digest() string {
 	}
 	return Digest(a.Manifest)
 }
+
+// maxCABundle bounds a CA bundle: a few certificates, not a trust store.
+const maxCABundle = 64 << 10
 
 var (
 	label   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
@@ -91,6 +99,16 @@ func Validate(list []Addon) provisioning.Problems {
 			}
 			if a.SHA256 == "" {
 				ps.Errorf(at("sha256"), "is required with a url")
+			}
+		}
+		if len(a.CABundle) > 0 {
+			switch {
+			case a.URL == "":
+				ps.Errorf(at("caBundle"), "is only used with a url")
+			case len(a.CABundle) > maxCABundle:
+				ps.Errorf(at("caBundle"), "is %d bytes, more than %d", len(a.CABundle), maxCABundle)
+			case !bytes.Contains(a.CABundle, []byte("-----BEGIN CERTIFICATE-----")):
+				ps.Errorf(at("caBundle"), "must be PEM certificates")
 			}
 		}
 		if a.SHA256 != "" && !hexSum.MatchString(a.SHA256) {

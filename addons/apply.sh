@@ -41,13 +41,15 @@ redact() {
 	printf '%s' "$r"
 }
 
+# fetch URL FILE [CA]: CA, when given, is the only trust for the server
+# (the manager's serving CA when add-ons come from its fetch endpoint).
 fetch() {
-	n=0
+	n=0 f_ca=${3:-}
 	while [ "$n" -lt 5 ] && [ "$(left)" -gt 0 ]; do
 		if command -v curl >/dev/null 2>&1; then
-			curl -fsSL --connect-timeout 10 --max-time 120 -o "$2.part" "$1" && mv "$2.part" "$2" && return 0
+			curl -fsSL --connect-timeout 10 --max-time 120 ${f_ca:+--cacert "$f_ca"} -o "$2.part" "$1" && mv "$2.part" "$2" && return 0
 		else
-			wget -q -T 30 -t 1 -O "$2.part" "$1" && mv "$2.part" "$2" && return 0
+			wget -q -T 30 -t 1 ${f_ca:+"--ca-certificate=$f_ca"} -O "$2.part" "$1" && mv "$2.part" "$2" && return 0
 		fi
 		n=$((n + 1))
 		log "fetching $(redact "$1") failed (attempt $n)"
@@ -59,7 +61,7 @@ fetch() {
 
 record() {
 	set --
-	while IFS="$tab" read -r name version digest file url; do
+	while IFS="$tab" read -r name version digest file url ca; do
 		set -- "$@" "--from-literal=$name.version=$version" "--from-literal=$name.sha256=$digest" \
 			"--from-file=$name.result=$work/$name.result"
 		[ -f "$work/$name.objects" ] && set -- "$@" "--from-file=$name.objects=$work/$name.objects"
@@ -76,9 +78,11 @@ fi
 
 # Verify everything before applying anything.
 bad=0
-while IFS="$tab" read -r name version digest file url; do
+while IFS="$tab" read -r name version digest file url ca; do
 	path=$dir/$file
-	if [ "$url" != "-" ] && [ ! -f "$path" ] && ! fetch "$url" "$path" </dev/null; then
+	cafile=
+	[ -n "$ca" ] && [ "$ca" != "-" ] && cafile=$dir/$ca
+	if [ "$url" != "-" ] && [ ! -f "$path" ] && ! fetch "$url" "$path" $cafile </dev/null; then
 		log "$name: cannot fetch $(redact "$url")"
 		result "$name" "failed: cannot fetch $(redact "$url")"
 		bad=1
@@ -102,7 +106,7 @@ until "$kubectl" get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 </dev/nu
 done
 
 if [ "$bad" = 1 ]; then
-	while IFS="$tab" read -r name version digest file url; do
+	while IFS="$tab" read -r name version digest file url ca; do
 		[ -f "$work/$name.result" ] || result "$name" "not applied: another add-on failed verification"
 	done <"$index"
 	record
@@ -110,7 +114,7 @@ if [ "$bad" = 1 ]; then
 fi
 
 failed=0
-while IFS="$tab" read -r name version digest file url; do
+while IFS="$tab" read -r name version digest file url ca; do
 	ok=0 n=0
 	while [ "$n" -lt 5 ]; do
 		if "$kubectl" apply --server-side --field-manager=nodeboot -f "$dir/$file" -o name \

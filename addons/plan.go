@@ -19,7 +19,8 @@ const (
 	DefaultKubeconfig = "/etc/kubernetes/admin.conf"
 	DefaultTimeout    = 5 * time.Minute
 	// IndexFile lists the add-ons for apply.sh, one per line, tab-separated:
-	// name, version, sha256, file, url ("-" for empty fields).
+	// name, version, sha256, file, url ("-" for empty fields) and, only for
+	// a URL with its own CA bundle, the bundle's file.
 	IndexFile = "addons.list"
 	// ScriptFile is the apply step.
 	ScriptFile = "apply.sh"
@@ -90,16 +91,24 @@ func Contribute(plan *provisioning.Plan, list []Addon, opts Options) error {
 	var index strings.Builder
 	for _, a := range sorted {
 		name := fmt.Sprintf("%03d-%s.yaml", a.Order, a.Name)
-		url := "-"
+		url, ca := "-", ""
 		if a.URL != "" {
 			url = a.URL
+			if len(a.CABundle) > 0 {
+				ca = "\tca-" + Digest(a.CABundle)[:16] + ".pem"
+				if !slices.ContainsFunc(files, func(f provisioning.File) bool { return f.Path == path.Join(opts.Dir, ca[1:]) }) {
+					files = append(files, provisioning.File{
+						Path: path.Join(opts.Dir, ca[1:]), Owner: "root:root", Permissions: "0600", Content: string(a.CABundle),
+					})
+				}
+			}
 		} else {
 			files = append(files, provisioning.File{
 				Path: path.Join(opts.Dir, name), Owner: "root:root", Permissions: "0600",
 				Content: string(a.Manifest), Origin: a.Origin,
 			})
 		}
-		fmt.Fprintf(&index, "%s\t%s\t%s\t%s\t%s\n", a.Name, cmp.Or(a.Version, "-"), a.digest(), name, url)
+		fmt.Fprintf(&index, "%s\t%s\t%s\t%s\t%s%s\n", a.Name, cmp.Or(a.Version, "-"), a.digest(), name, url, ca)
 	}
 	files = append(files,
 		provisioning.File{Path: path.Join(opts.Dir, IndexFile), Owner: "root:root", Permissions: "0600", Content: index.String()},

@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/blang/semver/v4"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
@@ -42,6 +44,15 @@ type Result struct {
 	// Config is the KubeadmConfig with the defaults CABPK fills in (discovery,
 	// control-plane endpoint), which the caller may persist as CABPK does.
 	Config *bootstrapv1.KubeadmConfig
+	// Secrets are objects the bootstrap data refers to (for example add-ons
+	// the node fetches from the manager): the caller saves them, owned by the
+	// KubeadmConfig, before the data itself, and a read-only caller
+	// (verification) ignores them.
+	Secrets []*corev1.Secret
+	// Conditions are set on the KubeadmConfig once its data is stored; they
+	// say how the data was made when that is not the default (for example
+	// add-ons fetched because inline they exceed the size budget).
+	Conditions []metav1.Condition
 }
 
 // Build decides the node's role as CABPK does and assembles its Plan. Input

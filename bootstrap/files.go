@@ -1,21 +1,15 @@
 package bootstrap
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"text/template"
 
 	"github.com/blang/semver/v4"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 
 	"github.com/nodeboot/nodeboot/provisioning"
 )
-
-// maxTemplateBytes bounds one rendered contentFormat: Template file, as in CABPK.
-const maxTemplateBytes = 1 << 20
 
 // resolveFiles turns spec.files into Plan files: contentFrom read from its
 // Secret, contentFormat: Template rendered with the control-plane version.
@@ -31,9 +25,13 @@ func (b *builder) resolveFiles(ctx context.Context) ([]provisioning.File, error)
 		data["controlPlane"] = map[string]any{"version": "v" + parsed.String()}
 	}
 	out := make([]provisioning.File, 0, len(spec.Files))
+	var budget *templateBudget
 	for i := range spec.Files {
 		f := spec.Files[i]
 		origin := fmt.Sprintf("spec.files[%d]", i)
+		// The template's text is where the user wrote it: in a Secret for
+		// contentFrom, which the message names but never quotes.
+		source := origin + ".content"
 		if f.ContentFrom.IsDefined() {
 			s := f.ContentFrom.Secret
 			content, err := b.secretKey(ctx, s.Name, s.Key, origin+".contentFrom.secret")
@@ -41,11 +39,18 @@ func (b *builder) resolveFiles(ctx context.Context) ([]provisioning.File, error)
 				return nil, err
 			}
 			f.Content = content
+			source = origin + ".contentFrom.secret"
 		}
 		if f.ContentFormat == bootstrapv1.FileContentFormatTemplate {
-			rendered, err := renderTemplate(f.Path, f.Content, data)
+			if budget == nil {
+				budget = newTemplateBudget(ctx)
+			}
+			rendered, err := renderTemplate(budget, f.Path, f.Content, data)
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("render %s of %s: %w", source, b.in.configRef(), ctx.Err())
+			}
 			if err != nil {
-				b.ps.errorf(b.in.configRef(), origin+".content", "%v", err)
+				b.ps.errorf(b.in.configRef(), source, "%v", err)
 				continue
 			}
 			f.Content = rendered
@@ -96,29 +101,4 @@ func (b *builder) secretKey(ctx context.Context, name, key, path string) (string
 		return "", nil
 	}
 	return string(v), nil
-}
-
-func renderTemplate(name, content string, data map[string]any) (string, error) {
-	t, err := template.New(name).Parse(content)
-	if err != nil {
-		return "", fmt.Errorf("invalid template: %w", err)
-	}
-	var buf bytes.Buffer
-	if err := t.Execute(&limitedWriter{w: &buf, remaining: maxTemplateBytes}, data); err != nil {
-		return "", fmt.Errorf("template failed: %w", err)
-	}
-	return buf.String(), nil
-}
-
-type limitedWriter struct {
-	w         io.Writer
-	remaining int
-}
-
-func (l *limitedWriter) Write(p []byte) (int, error) {
-	if len(p) > l.remaining {
-		return 0, fmt.Errorf("rendered output exceeds the %d byte limit", maxTemplateBytes)
-	}
-	l.remaining -= len(p)
-	return l.w.Write(p)
 }

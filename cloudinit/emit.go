@@ -1,8 +1,8 @@
 package cloudinit
 
 import (
-	"bytes"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,11 +42,39 @@ const (
 	placeholderFormat = "This placeholder file is used to create the %s sub directory in a way that is compatible with both Linux and Windows (mkdir -p %s does not work with Windows)"
 )
 
+// placeholderText is placeholderFormat split at its verbs, so writing it
+// formats nothing.
+var placeholderText = strings.SplitN(placeholderFormat, "%s", 3)
+
+// doc is the document being written: a plain byte slice rather than a
+// bytes.Buffer, whose WriteString is not inlined, because the layout is
+// written in hundreds of short pieces. Writing only reslices (no pointer
+// store, so no GC write barrier) unless the estimate was short.
+type doc []byte
+
+func (d *doc) add(s string) {
+	n := len(*d)
+	if cap(*d)-n < len(s) {
+		d.grow(len(s))
+	}
+	*d = (*d)[:n+len(s)]
+	copy((*d)[n:], s)
+}
+
+func (d *doc) addByte(c byte) {
+	n := len(*d)
+	if cap(*d) == n {
+		d.grow(1)
+	}
+	*d = (*d)[:n+1]
+	(*d)[n] = c
+}
+
+//go:noinline
+func (d *doc) grow(n int) { *d = slices.Grow(*d, n) }
+
 type emitter struct {
-	buf     bytes.Buffer
-	scratch []byte
-	// scratchArr backs scratch so quoting short commands allocates nothing.
-	scratchArr  [512]byte
+	buf         doc
 	corrections bool
 	// hazards is filled by Check and consulted when corrections are on.
 	hz *hazards
@@ -56,31 +84,31 @@ type emitter struct {
 
 func (e *emitter) s(parts ...string) {
 	for _, p := range parts {
-		e.buf.WriteString(p)
+		e.buf.add(p)
 	}
 }
 
 func (e *emitter) plan(p *provisioning.Plan) {
-	e.buf.WriteString(header)
-	start := e.buf.Len()
-	e.buf.WriteString("write_files:")
+	e.buf.add(header)
+	start := len(e.buf)
+	e.buf.add("write_files:")
 	for i := range p.Files {
 		e.file(i, &p.Files[i])
 	}
 	if p.Sentinel != "" {
 		dir := path.Dir(p.Sentinel)
 		e.s("\n-   path: ", dir, "/placeholder\n    owner: root:root\n    permissions: '0640'\n    content: \"")
-		e.s(strings.Replace(strings.Replace(placeholderFormat, "%s", dir, 1), "%s", dir, 1), "\"")
+		e.s(placeholderText[0], dir, placeholderText[1], dir, placeholderText[2], "\"")
 	}
-	e.filesBytes = e.buf.Len() - start
-	start = e.buf.Len()
+	e.filesBytes = len(e.buf) - start
+	start = len(e.buf)
 	if len(p.BootCommands) > 0 {
-		e.buf.WriteString("\nbootcmd:")
+		e.buf.add("\nbootcmd:")
 		for i, c := range p.BootCommands {
 			e.quotedCommand(c, e.hz.bootJinja(i))
 		}
 	}
-	e.buf.WriteString("\nruncmd:")
+	e.buf.add("\nruncmd:")
 	for i := range p.Commands {
 		if p.Commands[i].Phase == provisioning.PhasePre {
 			e.quotedCommand(p.Commands[i].Script, e.hz.commandJinja(i))
@@ -96,12 +124,12 @@ func (e *emitter) plan(p *provisioning.Plan) {
 			e.quotedCommand(p.Commands[i].Script, e.hz.commandJinja(i))
 		}
 	}
-	e.commandsBytes = e.buf.Len() - start
+	e.commandsBytes = len(e.buf) - start
 	e.ntp(p.NTP)
 	e.users(p.Users)
 	e.disks(p.Disks)
 	e.mounts(p.Mounts)
-	e.buf.WriteByte('\n')
+	e.buf.addByte('\n')
 }
 
 func (e *emitter) file(i int, f *provisioning.File) {
@@ -111,17 +139,21 @@ func (e *emitter) file(i int, f *provisioning.File) {
 	}
 	e.s("\n-   path: ")
 	e.val(f.Path)
-	e.buf.WriteString("\n    ")
+	e.buf.add("\n    ")
 	if encoding != "" {
 		e.s("encoding: \"", string(encoding), "\"\n    ")
 	}
 	if f.Owner != "" {
-		e.buf.WriteString("owner: ")
+		e.buf.add("owner: ")
 		e.val(f.Owner)
-		e.buf.WriteString("\n    ")
+		e.buf.add("\n    ")
 	}
 	if f.Permissions != "" {
-		if q, ok := doubleQuoted(f.Permissions, true); e.corrections && ok && !singleQuotable(f.Permissions) {
+		q, ok := "", false
+		if e.corrections && !singleQuotable(f.Permissions) {
+			q, ok = doubleQuoted(f.Permissions, true)
+		}
+		if ok {
 			e.s("permissions: ", q, "\n    ")
 		} else {
 			e.s("permissions: '", f.Permissions, "'\n    ")
@@ -130,7 +162,7 @@ func (e *emitter) file(i int, f *provisioning.File) {
 	if f.Append != nil {
 		e.s("append: ", strconv.FormatBool(*f.Append), "\n    ")
 	}
-	e.buf.WriteString("content: |\n")
+	e.buf.add("content: |\n")
 	e.indent(6, content)
 }
 
@@ -150,69 +182,132 @@ func (e *emitter) scalar(v string, key, number bool) {
 		}
 		if r != readsSame || jinja {
 			if q, ok := doubleQuoted(v, jinja); ok {
-				e.buf.WriteString(q)
+				e.buf.add(q)
 				return
 			}
 		}
 	}
-	e.buf.WriteString(v)
+	e.buf.add(v)
 }
 
 // singleQuotable reports whether v reads back as itself between single
 // quotes, as the layout writes permissions.
 func singleQuotable(v string) bool {
+	if quotableASCII(v) {
+		return true
+	}
 	return printable(v) && !hasLineBreak(v) && !strings.Contains(v, "'") && jinjaHazard(v) == ""
+}
+
+// quotableASCII is singleQuotable's fast path for the common mode such as
+// 0640: printable ASCII without a quote, or a brace that could start jinja.
+func quotableASCII(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c > 0x7e || c == '\'' || c == '{' {
+			return false
+		}
+	}
+	return true
 }
 
 // indent writes every line of s, the last (possibly empty) one included,
 // prefixed with n spaces.
 func (e *emitter) indent(n int, s string) {
 	const spaces = "          "
+	// Sized once and filled through a local slice: file contents are most
+	// of the document, a line at a time.
+	need := len(s) + n*(strings.Count(s, "\n")+1)
+	d := e.buf
+	if cap(d)-len(d) < need {
+		d = slices.Grow(d, need)
+	}
+	at := len(d)
+	d = d[:at+need]
 	for {
-		e.buf.WriteString(spaces[:n])
+		at += copy(d[at:], spaces[:n])
 		nl := strings.IndexByte(s, '\n')
 		if nl < 0 {
-			e.buf.WriteString(s)
-			return
+			copy(d[at:], s)
+			break
 		}
-		e.buf.WriteString(s[:nl+1])
+		at += copy(d[at:], s[:nl+1])
 		s = s[nl+1:]
 	}
+	e.buf = d
 }
 
 func (e *emitter) quotedCommand(c string, jinja bool) {
-	e.buf.WriteString("\n  - ")
-	if e.scratch == nil {
-		e.scratch = e.scratchArr[:0]
-	}
-	e.scratch = strconv.AppendQuote(e.scratch[:0], c)
-	if e.corrections && jinja {
-		// The command is a YAML double-quoted string, where \x7b is '{':
-		// jinja, which reads the text before YAML does, finds no syntax in
-		// it, and YAML reads back the exact command.
-		for _, b := range e.scratch {
-			if b == '{' {
-				e.buf.WriteString(`\x7b`)
-			} else {
-				e.buf.WriteByte(b)
-			}
+	e.buf.add("\n  - ")
+	if !e.corrections || !jinja {
+		if !e.quoteASCII(c) {
+			e.buf = strconv.AppendQuote(e.buf, c)
 		}
 		return
 	}
-	e.buf.Write(e.scratch)
+	// The command is a YAML double-quoted string, where \x7b is '{':
+	// jinja, which reads the text before YAML does, finds no syntax in it,
+	// and YAML reads back the exact command.
+	q := strconv.Quote(c)
+	for i := 0; i < len(q); i++ {
+		if q[i] == '{' {
+			e.buf.add(`\x7b`)
+		} else {
+			e.buf.addByte(q[i])
+		}
+	}
+}
+
+// quoteASCII writes c as strconv.Quote (CABPK's %q) does when c holds only
+// printable ASCII, tabs and line feeds, as commands usually do, without
+// quoting into a scratch buffer first. It writes nothing and reports false
+// for any other c.
+func (e *emitter) quoteASCII(c string) bool {
+	for i := 0; i < len(c); i++ {
+		if b := c[i]; (b < 0x20 || b > 0x7e) && b != '\n' && b != '\t' {
+			return false
+		}
+	}
+	e.buf.addByte('"')
+	start := 0
+	for i := 0; i < len(c); i++ {
+		var esc string
+		switch c[i] {
+		case '"':
+			esc = `\"`
+		case '\\':
+			esc = `\\`
+		case '\n':
+			esc = `\n`
+		case '\t':
+			esc = `\t`
+		default:
+			continue
+		}
+		e.buf.add(c[start:i])
+		e.buf.add(esc)
+		start = i + 1
+	}
+	e.buf.add(c[start:])
+	e.buf.addByte('"')
+	return true
 }
 
 func (e *emitter) bootstrapCommand(p *provisioning.Plan, script string) {
-	sentinel := ""
-	if p.Sentinel != "" {
-		sentinel = " && echo success > " + p.Sentinel
-	}
-	e.buf.WriteString("\n  - ")
+	const echo = " && echo success > "
+	e.buf.add("\n  - ")
 	if p.Role != provisioning.RoleInit {
-		if line := script + sentinel; plainSafe(line) {
-			e.buf.WriteString(line)
+		line := script
+		if p.Sentinel != "" {
+			line = script + echo + p.Sentinel
+		}
+		if plainSafe(line) {
+			e.buf.add(line)
 			return
 		}
 	}
-	e.s("'", strings.ReplaceAll(script, "'", "''"), strings.ReplaceAll(sentinel, "'", "''"), "'")
+	e.s("'", strings.ReplaceAll(script, "'", "''"))
+	if p.Sentinel != "" {
+		e.s(echo, strings.ReplaceAll(p.Sentinel, "'", "''"))
+	}
+	e.buf.addByte('\'')
 }

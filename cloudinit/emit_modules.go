@@ -14,19 +14,19 @@ func (e *emitter) ntp(n *provisioning.NTP) {
 	if n == nil {
 		return
 	}
-	e.buf.WriteString("\nntp:\n  ")
+	e.buf.add("\nntp:\n  ")
 	if n.Enabled != nil {
 		e.s("enabled: ", strconv.FormatBool(*n.Enabled), "\n  ")
 	}
 	if e.corrections && len(n.Servers) == 0 {
 		return
 	}
-	e.buf.WriteString("servers:")
+	e.buf.add("servers:")
 	for i, s := range n.Servers {
 		if e.corrections && slices.Contains(n.Servers[:i], s) {
 			continue
 		}
-		e.buf.WriteString("\n    - ")
+		e.buf.add("\n    - ")
 		e.val(s)
 	}
 }
@@ -35,10 +35,10 @@ func (e *emitter) users(us []provisioning.User) {
 	if len(us) == 0 {
 		return
 	}
-	e.buf.WriteString("\nusers:")
+	e.buf.add("\nusers:")
 	for i := range us {
 		u := &us[i]
-		e.buf.WriteString("\n  - name: ")
+		e.buf.add("\n  - name: ")
 		e.val(u.Name)
 		e.opt("passwd", u.Passwd)
 		e.opt("gecos", u.Gecos)
@@ -51,7 +51,7 @@ func (e *emitter) users(us []provisioning.User) {
 			case *u.Inactive:
 				// cloud-init ignores a boolean inactive; an expiry date in the
 				// past is what keeps the account from logging in.
-				e.buf.WriteString("\n    expiredate: '" + inactiveExpireDate + "'")
+				e.buf.add("\n    expiredate: '" + inactiveExpireDate + "'")
 			}
 		}
 		e.optBool("lock_passwd", u.LockPassword)
@@ -59,9 +59,9 @@ func (e *emitter) users(us []provisioning.User) {
 		e.opt("primary_group", u.PrimaryGroup)
 		e.opt("sudo", u.Sudo)
 		if len(u.SSHAuthorizedKeys) > 0 {
-			e.buf.WriteString("\n    ssh_authorized_keys:")
+			e.buf.add("\n    ssh_authorized_keys:")
 			for _, k := range u.SSHAuthorizedKeys {
-				e.buf.WriteString("\n      - ")
+				e.buf.add("\n      - ")
 				e.val(k)
 			}
 		}
@@ -86,17 +86,17 @@ func (e *emitter) disks(d *provisioning.DiskSetup) {
 		return
 	}
 	if !e.corrections || len(d.Partitions) > 0 {
-		e.buf.WriteString("\ndisk_setup:")
+		e.buf.add("\ndisk_setup:")
 	}
 	for i := range d.Partitions {
 		p := &d.Partitions[i]
-		e.buf.WriteString("\n  ")
+		e.buf.add("\n  ")
 		e.scalar(p.Device, true, false)
-		e.buf.WriteString(":")
+		e.buf.add(":")
 		e.opt("table_type", p.TableType)
 		switch {
 		case len(p.DiskLayout) > 0:
-			e.buf.WriteString("\n    layout:")
+			e.buf.add("\n    layout:")
 			for _, s := range p.DiskLayout {
 				pct := strconv.Itoa(int(s.Percentage))
 				if s.PartitionType != "" {
@@ -109,16 +109,16 @@ func (e *emitter) disks(d *provisioning.DiskSetup) {
 			e.s("\n    layout: ", strconv.FormatBool(*p.Layout))
 		case e.corrections:
 			// An unset layout means "do not partition" in CABPK's API.
-			e.buf.WriteString("\n    layout: false")
+			e.buf.add("\n    layout: false")
 		default:
-			e.buf.WriteString("\n    layout: <nil>")
+			e.buf.add("\n    layout: <nil>")
 		}
 		if p.Overwrite != nil {
 			e.s("\n    overwrite: ", strconv.FormatBool(*p.Overwrite))
 		}
 	}
 	if !e.corrections || len(d.Filesystems) > 0 {
-		e.buf.WriteString("\nfs_setup:")
+		e.buf.add("\nfs_setup:")
 	}
 	for i := range d.Filesystems {
 		f := &d.Filesystems[i]
@@ -134,18 +134,18 @@ func (e *emitter) disks(d *provisioning.DiskSetup) {
 			sep = "\n    "
 		}
 		if sep == "\n  - " {
-			e.buf.WriteString("\n  - {}")
+			e.buf.add("\n  - {}")
 		}
 		if f.Partition != "" {
-			e.buf.WriteString("\n    partition: ")
+			e.buf.add("\n    partition: ")
 			e.scalar(f.Partition, false, true)
 		}
 		e.optBool("overwrite", f.Overwrite)
 		e.opt("replace_fs", f.ReplaceFS)
 		if len(f.ExtraOpts) > 0 {
-			e.buf.WriteString("\n    extra_opts:")
+			e.buf.add("\n    extra_opts:")
 			for _, o := range f.ExtraOpts {
-				e.buf.WriteString("\n      - ")
+				e.buf.add("\n      - ")
 				e.val(o)
 			}
 		}
@@ -156,13 +156,13 @@ func (e *emitter) mounts(ms []provisioning.Mount) {
 	if len(ms) == 0 {
 		return
 	}
-	e.buf.WriteString("\nmounts:")
+	e.buf.add("\nmounts:")
 	for _, m := range ms {
-		e.buf.WriteString("\n  - ")
+		e.buf.add("\n  - ")
 		for _, v := range m {
-			e.buf.WriteString("- ")
+			e.buf.add("- ")
 			e.val(v)
-			e.buf.WriteString("\n    ")
+			e.buf.add("\n    ")
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/nodeboot/nodeboot/provisioning"
@@ -97,7 +98,7 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 	}
 	for i, m := range p.Mounts {
 		for j, v := range m {
-			sc.plain(func() string { return fmt.Sprintf("mounts[%d][%d]", i, j) }, v, false)
+			sc.plain(func() string { return "mounts[" + strconv.Itoa(i) + "][" + strconv.Itoa(j) + "]" }, v, false)
 		}
 	}
 	return h
@@ -111,30 +112,40 @@ var jinjaRoots = map[string]bool{"ds": true, "v1": true, "v2": true, "merged_cfg
 // rendering, or "" when it is safe. References to instance data such as
 // {{ ds.meta_data.local_hostname }} are intended and safe.
 func jinjaHazard(s string) string {
+	why, at := jinjaHazardAt(s)
+	if why == "" || strings.IndexByte(s, '\n') < 0 {
+		return why
+	}
+	// Name the line, never the text: the value may come from a Secret.
+	return "line " + strconv.Itoa(1+strings.Count(s[:at], "\n")) + " " + why
+}
+
+// jinjaHazardAt is jinjaHazard with the offset of the culprit.
+func jinjaHazardAt(s string) (string, int) {
 	for i := 0; i+1 < len(s); i++ {
 		j := strings.IndexByte(s[i:], '{')
 		if j < 0 || i+j+1 >= len(s) {
-			return ""
+			return "", 0
 		}
 		i += j
 		switch s[i+1] {
 		case '%':
-			return "contains a jinja statement '{%'"
+			return "contains a jinja statement '{%'", i
 		case '#':
-			return "contains a jinja comment '{#'"
+			return "contains a jinja comment '{#'", i
 		case '{':
 			end := strings.Index(s[i+2:], "}}")
 			if end < 0 {
-				return "contains an unterminated jinja expression '{{'"
+				return "contains an unterminated jinja expression '{{'", i
 			}
 			expr := s[i+2 : i+2+end]
 			if !instanceDataRef(expr) {
-				return "contains a jinja expression ('{{ }}') that is not cloud-init instance data"
+				return "contains a jinja expression ('{{ }}') that is not cloud-init instance data", i
 			}
 			i += 2 + end + 1
 		}
 	}
-	return ""
+	return "", 0
 }
 
 // instanceDataRef reports whether expr is "root.key.key" (optionally piped
@@ -177,56 +188,115 @@ func identifier(s string, dash bool) bool {
 // plainSafe reports whether s can be written as a YAML plain scalar inside a
 // block sequence and be read back as the same string.
 func plainSafe(s string) bool {
-	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+	n := len(s)
+	if n == 0 || s[0] == ' ' || s[n-1] == ' ' || s[n-1] == ':' || plainIndicator[s[0]] {
 		return false
 	}
-	if strings.ContainsAny(s[:1], "-?:,[]{}#&*!|>'\"%@`") {
-		return false
-	}
-	if strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.HasSuffix(s, ":") ||
-		strings.ContainsAny(s, "\n\r\t") {
-		return false
+	for i := 0; i < n; i++ {
+		switch s[i] {
+		case '\n', '\r', '\t':
+			return false
+		case ' ':
+			// s[0] is no blank, so i > 0.
+			if s[i-1] == ':' {
+				return false
+			}
+		case '#':
+			if i > 0 && s[i-1] == ' ' {
+				return false
+			}
+		}
 	}
 	return true
 }
 
 // yamlKind is the type PyYAML's safe loader (YAML 1.1, as cloud-init
 // uses it) gives the plain scalar s, by the implicit resolvers it registers.
+// Every value the layout writes plain passes through here, so the resolver
+// regexes run only for the rare value that looks like a number or a date.
 func yamlKind(s string) string {
 	if s == "" {
 		return "null"
 	}
 	switch c := s[0]; {
 	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		// Only the YAML 1.1 booleans and nulls start with a letter, and
-		// none is longer than five.
-		if len(s) > 5 || !strings.ContainsRune("yYnNtTfFoO", rune(c)) {
-			return "string"
+		// Only the YAML 1.1 booleans and nulls start with a letter.
+		switch s {
+		case "null", "Null", "NULL":
+			return "null"
+		case "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF":
+			return "boolean"
 		}
-	case !strings.ContainsRune("0123456789+-.~<=", rune(c)):
 		return "string"
-	}
-	switch {
-	case yaml11Null.MatchString(s):
-		return "null"
-	case yaml11Bool.MatchString(s):
-		return "boolean"
-	case yaml11Int.MatchString(s), yaml11Float.MatchString(s):
-		return "number"
-	case yaml11Timestamp.MatchString(s):
-		return "timestamp"
-	case s == "<<":
-		return "merge key"
-	case s == "=":
-		return "value key"
+	case c == '~':
+		if s == "~" {
+			return "null"
+		}
+		return "string"
+	case c == '<':
+		if s == "<<" {
+			return "merge key"
+		}
+		return "string"
+	case c == '=':
+		if s == "=" {
+			return "value key"
+		}
+		return "string"
+	case c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.':
+		return numericKind(s)
 	}
 	return "string"
 }
 
-// PyYAML's implicit resolvers (yaml/resolver.py), unchanged.
+// numericKind is yamlKind for s starting with a digit, a sign or a dot:
+// the int, float and timestamp resolvers are the only ones that can match.
+func numericKind(s string) string {
+	for i := 0; i < len(s); i++ {
+		if !numericByte[s[i]] {
+			return "string"
+		}
+	}
+	body := s
+	if body[0] == '+' || body[0] == '-' {
+		body = body[1:]
+	}
+	if body == "" || body[0] != '.' && (body[0] < '0' || body[0] > '9') {
+		// Every int and float form has a digit or a dot after the sign,
+		// and timestamps have no sign.
+		return "string"
+	}
+	digits, octal := true, true
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		digits = digits && c >= '0' && c <= '9'
+		octal = octal && c >= '0' && c <= '7'
+	}
+	// [-+]?(?:0|[1-9][0-9_]*) and [-+]?0[0-7_]+, the common integers.
+	if digits && (body[0] != '0' || len(body) == 1 || octal) {
+		return "number"
+	}
+	switch {
+	case yaml11Int.MatchString(s), yaml11Float.MatchString(s):
+		return "number"
+	case yaml11Timestamp.MatchString(s):
+		return "timestamp"
+	}
+	return "string"
+}
+
+// numericByte marks every byte PyYAML's int, float and timestamp resolvers
+// can match; a value with any other byte is none of them.
+var numericByte = func() (t [256]bool) {
+	for _, c := range "0123456789abcdefABCDEF_+-.:xinINTtZ \t" {
+		t[c] = true
+	}
+	return t
+}()
+
+// PyYAML's implicit int, float and timestamp resolvers (yaml/resolver.py),
+// unchanged; its null and bool resolvers are the word lists in yamlKind.
 var (
-	yaml11Null      = regexp.MustCompile(`^(?:~|null|Null|NULL)$`)
-	yaml11Bool      = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
 	yaml11Int       = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
 	yaml11Float     = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
 	yaml11Timestamp = regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?|[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9])$`)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"strings"
 
 	"github.com/nodeboot/nodeboot/provisioning"
 )
@@ -46,15 +47,16 @@ func (r *Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*pro
 		return nil, err
 	}
 	e := &emitter{corrections: opts.Corrections, hz: hz}
-	e.buf.Grow(estimate(p))
+	e.buf = make(doc, 0, estimate(p))
 	e.plan(p)
 	out := &provisioning.Output{
-		Data:   e.buf.Bytes(),
+		Data:   []byte(e.buf),
 		Format: Format,
-		Sizes:  map[string]int{"write_files": e.filesBytes, "commands": e.commandsBytes, "total": e.buf.Len()},
+		Sizes:  map[string]int{"write_files": e.filesBytes, "commands": e.commandsBytes, "total": len(e.buf)},
 	}
 	if len(ps) > 0 {
-		out.Warnings = ps.Warnings()
+		// Without errors every problem left is a warning.
+		out.Warnings = ps
 	}
 	if opts.Compress {
 		var z bytes.Buffer
@@ -73,14 +75,44 @@ func (r *Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*pro
 	return out, nil
 }
 
-// estimate sizes the output buffer so rendering grows it at most once.
+// estimate sizes the output buffer close to what rendering writes, so it
+// grows at most once: each byte allocated is garbage collection work later,
+// so it counts the layout's six-space indent per content line rather than
+// padding by a ratio.
 func estimate(p *provisioning.Plan) int {
-	n := 1024
+	// Header, module keys, the placeholder file, the sentinel command.
+	n := 448 + 3*len(p.Sentinel)
 	for i := range p.Files {
-		n += 128 + len(p.Files[i].Content)*5/4
+		f := &p.Files[i]
+		n += 64 + len(f.Path) + len(f.Owner) + len(f.Content) + 6*(strings.Count(f.Content, "\n")+1)
 	}
 	for i := range p.Commands {
-		n += 16 + len(p.Commands[i].Script)*5/4
+		n += 8 + len(p.Commands[i].Script)*9/8
 	}
-	return n + 256*len(p.Users) + 64*len(p.Mounts) + 32*len(p.BootCommands)
+	for _, c := range p.BootCommands {
+		n += 8 + len(c)*9/8
+	}
+	for i := range p.Users {
+		u := &p.Users[i]
+		n += 96 + len(u.Name) + len(u.Passwd) + len(u.Gecos) + len(u.Groups) + len(u.HomeDir) + len(u.Shell) + len(u.PrimaryGroup) + len(u.Sudo)
+		for _, k := range u.SSHAuthorizedKeys {
+			n += 8 + len(k)
+		}
+	}
+	if p.NTP != nil {
+		n += 32
+		for _, s := range p.NTP.Servers {
+			n += 8 + len(s)
+		}
+	}
+	if d := p.Disks; d != nil {
+		n += 32 + 96*len(d.Partitions) + 128*len(d.Filesystems)
+	}
+	for _, m := range p.Mounts {
+		n += 8
+		for _, v := range m {
+			n += 8 + len(v)
+		}
+	}
+	return n + n/64
 }

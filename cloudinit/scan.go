@@ -25,10 +25,21 @@ func (s *scan) hazard(path string, correctable bool, format string, args ...any)
 	if s.corrections && correctable {
 		return
 	}
-	s.ps.Warnf(path, format, args...)
+	msg := format
+	if len(args) > 0 || strings.IndexByte(format, '%') >= 0 {
+		msg = fmt.Sprintf(format, args...)
+	}
+	*s.ps = append(*s.ps, provisioning.Problem{Path: path, Message: msg, Severity: provisioning.SeverityWarning})
 }
 
 func (s *scan) warn(path, format string, args ...any) { s.hazard(path, true, format, args...) }
+
+// warnText is warn for a message that is text already, not a format.
+func (s *scan) warnText(path, msg string) {
+	if !s.corrections {
+		*s.ps = append(*s.ps, provisioning.Problem{Path: path, Message: msg, Severity: provisioning.SeverityWarning})
+	}
+}
 
 // plain checks a value written as a YAML plain scalar. path is only
 // called for a value with a problem: rendering checks every value, and
@@ -40,24 +51,67 @@ func (s *scan) plain(path func() string, v string, key bool) {
 	s.plainAt(path(), v, key)
 }
 
-// plainFine is the allocation-free answer for the common value: printable
-// ASCII that YAML reads back as the same string, without jinja syntax.
+// plainFine is the allocation-free answer for the common value, in one
+// pass: printable ASCII that YAML reads back as the same string, without
+// jinja syntax. It may answer false for a fine value (plainAt then finds
+// nothing to report), never true for a hazardous one.
 func plainFine(v string) bool {
-	if v == "" {
+	n := len(v)
+	if n == 0 {
 		return true
 	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < 0x20 || c > 0x7e || c == '{' {
+	switch c := v[0]; {
+	case c == '-' || c == '?' || c == ':':
+		// YAML lets a plain value start with these when a non-blank
+		// follows (command-line options such as -E).
+		if n == 1 || v[1] == ' ' {
+			return false
+		}
+	case c == ' ' || plainIndicator[c]:
+		return false
+	}
+	if last := v[n-1]; last == ' ' || last == ':' {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		switch c := v[i]; {
+		case plainByte[c], c == ':':
+		case c == ' ':
+			// v[0] is no blank, so i > 0.
+			if v[i-1] == ':' {
+				return false
+			}
+		case c == '#':
+			// v[0] is no '#' (an indicator), so i > 0.
+			if v[i-1] == ' ' {
+				return false
+			}
+		default:
 			return false
 		}
 	}
-	if len(v) > 1 && (v[0] == '-' || v[0] == '?' || v[0] == ':') && v[1] != ' ' {
-		// YAML lets a plain value start with these when a non-blank
-		// follows (command-line options such as -E).
-		return plainSafe("a"+v[1:]) && yamlKind(v) == "string"
-	}
-	return plainSafe(v) && yamlKind(v) == "string"
+	return yamlKind(v) == "string"
 }
+
+// plainIndicator marks the YAML indicators that may not start a plain
+// scalar (some may when a non-blank follows; see plainFine).
+var plainIndicator = func() (t [256]bool) {
+	for _, c := range "-?:,[]{}#&*!|>'\"%@`" {
+		t[c] = true
+	}
+	return t
+}()
+
+// plainByte marks the bytes that are fine anywhere in a plain value:
+// printable ASCII except the blank, ':' and '#', which are fine only
+// in some places, and '{', which may start jinja syntax.
+var plainByte = func() (t [256]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = true
+	}
+	t[':'], t['#'], t['{'] = false, false, false
+	return t
+}()
 
 func (s *scan) plainAt(path, v string, key bool) {
 	if bad := jinjaHazard(v); bad != "" {
@@ -70,13 +124,15 @@ func (s *scan) plainAt(path, v string, key bool) {
 	}
 	switch r {
 	case readsInjected:
-		s.warn(path, "contains %s: what follows is read as YAML of its own, which can add or replace cloud-config keys (corrections quote it)", why)
+		// Joined rather than formatted: every typed mount field ("0")
+		// lands here, and why is never a value.
+		s.warnText(path, "contains "+why+": what follows is read as YAML of its own, which can add or replace cloud-config keys (corrections quote it)")
 	case readsBroken:
-		s.warn(path, "contains %s: cloud-init cannot parse the document and runs none of it (corrections quote it)", why)
+		s.warnText(path, "contains "+why+": cloud-init cannot parse the document and runs none of it (corrections quote it)")
 	case readsChanged:
-		s.warn(path, "contains %s, so cloud-init reads a different value than the one written (corrections quote it)", why)
+		s.warnText(path, "contains "+why+", so cloud-init reads a different value than the one written (corrections quote it)")
 	case readsTyped:
-		s.warn(path, "is read by cloud-init as %s (corrections quote it)", why)
+		s.warnText(path, "is read by cloud-init as "+why+" (corrections quote it)")
 	}
 }
 
@@ -118,6 +174,11 @@ func (s *scan) quotedCommand(pathFn func() string, v string) {
 
 // content checks file contents, which the layout writes as a literal block.
 func (s *scan) content(pathFn func() string, f *provisioning.File) {
+	if simpleBlock(f.Content) {
+		// literalReading's fast path: YAML reads the lines back as
+		// written, at most clipping the end, and there is no CR.
+		return
+	}
 	got, exact, ok, why := literalReading(f.Content)
 	if exact || ok && why == "" && !strings.Contains(f.Content, "\r") {
 		return
@@ -184,18 +245,19 @@ func (s *scan) disks(d *provisioning.DiskSetup) {
 	}
 	for i := range d.Partitions {
 		pt := &d.Partitions[i]
-		pp := fmt.Sprintf("disks.partitions[%d]", i)
-		s.plain(func() string { return pp + ".device" }, pt.Device, true)
+		// Paths are formatted only for a value with a problem.
+		pp := func(field string) string { return fmt.Sprintf("disks.partitions[%d]%s", i, field) }
+		s.plain(func() string { return pp(".device") }, pt.Device, true)
 		if hasLineBreak(pt.Device) {
-			s.hazard(pp+".device", false, "contains a line break, which cloud-init's schema rejects in a disk_setup key however it is quoted")
+			s.hazard(pp(".device"), false, "contains a line break, which cloud-init's schema rejects in a disk_setup key however it is quoted")
 		}
-		s.plain(func() string { return pp + ".tableType" }, pt.TableType, false)
+		s.plain(func() string { return pp(".tableType") }, pt.TableType, false)
 		if pt.Layout == nil && len(pt.DiskLayout) == 0 {
-			s.warn(pp+".layout", "is unset and written as '<nil>', which cloud-init's schema rejects (corrections write false)")
+			s.warn(pp(".layout"), "is unset and written as '<nil>', which cloud-init's schema rejects (corrections write false)")
 		}
 		for j, l := range pt.DiskLayout {
 			if code := partitionTypeCode(l.PartitionType); l.PartitionType != "" && yamlKind(code) != "number" {
-				s.hazard(fmt.Sprintf("%s.diskLayout[%d].partitionType", pp, j), false,
+				s.hazard(pp(fmt.Sprintf(".diskLayout[%d].partitionType", j)), false,
 					"is written as a type code that is not a number; cloud-init's schema (22.4) wants a number there, although its partitioning passes the code on as written")
 			}
 		}
@@ -205,26 +267,26 @@ func (s *scan) disks(d *provisioning.DiskSetup) {
 	}
 	for i := range d.Filesystems {
 		fs := &d.Filesystems[i]
-		pp := fmt.Sprintf("disks.filesystems[%d]", i)
-		for _, f := range []struct{ field, v string }{{"label", fs.Label}, {"filesystem", fs.Filesystem}, {"device", fs.Device}} {
+		pp := func(field string) string { return fmt.Sprintf("disks.filesystems[%d]%s", i, field) }
+		for _, f := range [...]struct{ field, v string }{{".label", fs.Label}, {".filesystem", fs.Filesystem}, {".device", fs.Device}} {
 			if f.v == "" {
-				s.warn(pp+"."+f.field, "is unset and written as an empty value, which cloud-init's schema rejects (corrections leave it out)")
+				s.warn(pp(f.field), "is unset and written as an empty value, which cloud-init's schema rejects (corrections leave it out)")
 			}
 		}
-		s.plain(func() string { return pp + ".label" }, fs.Label, false)
-		s.plain(func() string { return pp + ".filesystem" }, fs.Filesystem, false)
-		s.plain(func() string { return pp + ".device" }, fs.Device, false)
+		s.plain(func() string { return pp(".label") }, fs.Label, false)
+		s.plain(func() string { return pp(".filesystem") }, fs.Filesystem, false)
+		s.plain(func() string { return pp(".device") }, fs.Device, false)
 		switch fs.Partition {
 		case "", "auto", "any", "none":
 		default:
-			s.hazard(pp+".partition", false, "is neither auto, any nor none, which cloud-init's schema (22.4) rejects, although cloud-init uses a partition number at boot")
+			s.hazard(pp(".partition"), false, "is neither auto, any nor none, which cloud-init's schema (22.4) rejects, although cloud-init uses a partition number at boot")
 			if r, _ := plainReading(fs.Partition, false); r != readsSame && r != readsTyped {
-				s.plain(func() string { return pp + ".partition" }, fs.Partition, false)
+				s.plain(func() string { return pp(".partition") }, fs.Partition, false)
 			}
 		}
-		s.plain(func() string { return pp + ".replaceFS" }, fs.ReplaceFS, false)
+		s.plain(func() string { return pp(".replaceFS") }, fs.ReplaceFS, false)
 		for j, o := range fs.ExtraOpts {
-			s.plain(func() string { return fmt.Sprintf("%s.extraOpts[%d]", pp, j) }, o, false)
+			s.plain(func() string { return pp(fmt.Sprintf(".extraOpts[%d]", j)) }, o, false)
 		}
 	}
 }

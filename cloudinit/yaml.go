@@ -74,7 +74,7 @@ func plainReading(s string, key bool) (r reading, why string) {
 	}
 	if plainSafe(s) {
 		if k := yamlKind(s); k != "string" && !(key && k == "value key") {
-			return readsTyped, "a YAML " + k + ", not a string"
+			return readsTyped, typedWhy(k)
 		}
 		return readsSame, ""
 	}
@@ -100,11 +100,27 @@ func plainReading(s string, key bool) (r reading, why string) {
 			return readsChanged, "quotes, which YAML removes"
 		}
 	case v.Value == "" || yamlKind(v.Value) != "string":
-		return readsTyped, "a YAML " + yamlKind(v.Value) + ", not a string"
+		return readsTyped, typedWhy(yamlKind(v.Value))
 	case v.Value != s:
 		return readsChanged, trouble(s)
 	}
 	return readsSame, ""
+}
+
+// typedWhy is why for a value YAML reads as kind k, without building the
+// text each time a mount's "0" is scanned.
+func typedWhy(k string) string {
+	switch k {
+	case "null":
+		return "a YAML null, not a string"
+	case "boolean":
+		return "a YAML boolean, not a string"
+	case "number":
+		return "a YAML number, not a string"
+	case "timestamp":
+		return "a YAML timestamp, not a string"
+	}
+	return "a YAML " + k + ", not a string"
 }
 
 // trouble names the first construct that stops s from being read as
@@ -132,7 +148,23 @@ func trouble(s string) string {
 // hasLineBreak reports whether s holds a character PyYAML reads as a line
 // break: LF, CR, NEL (U+0085), LS (U+2028) or PS (U+2029).
 func hasLineBreak(s string) bool {
-	return strings.ContainsAny(s, "\n\r\u0085\u2028\u2029")
+	// By bytes: strings.ContainsAny decodes every rune for a set that is
+	// not ASCII. NEL is C2 85 and LS, PS are E2 80 A8, E2 80 A9 in UTF-8.
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\n', '\r':
+			return true
+		case 0xc2:
+			if i+1 < len(s) && s[i+1] == 0x85 {
+				return true
+			}
+		case 0xe2:
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // printable reports whether PyYAML's reader accepts every character of s:
@@ -293,6 +325,25 @@ func simpleBlock(s string) bool {
 	}
 	if i < len(s) && s[i] == ' ' {
 		return false
+	}
+	// Eight bytes at a time: a word is plainly fine when every byte is
+	// printable ASCII (0x20-0x7e); a word with a line feed, a tab or
+	// anything else is looked at byte by byte.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		b := s[i : i+8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		// High bit: a byte >= 0x80, or (w+ones) a 0x7f, or (w-0x20*ones
+		// &^ w) a byte below 0x20; exact when no byte is >= 0x80.
+		if (w|(w+ones)|(w-0x20*ones)&^w)&highs == 0 {
+			continue
+		}
+		for _, c := range []byte(b) {
+			if !blockByte[c] {
+				return false
+			}
+		}
 	}
 	for ; i < len(s); i++ {
 		if !blockByte[s[i]] {

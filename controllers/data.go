@@ -51,7 +51,7 @@ func (r *Reconciler) buildData(ctx context.Context, s *scope, secrets *secretGet
 		Template:                    tmpl,
 		Secrets:                     secrets,
 		ControlPlaneVersion:         cpVersion,
-		GenerateMissingCertificates: true,
+		GenerateMissingCertificates: !s.rebuild,
 		Strict:                      r.Strict,
 	}
 	res, err := bootstrap.Build(ctx, in)

@@ -15,4 +15,6 @@
 // bootstrap token lifecycle, data.go the hand-off to bootstrap.Build,
 // secret.go the output Secret, status.go the conditions, and errors.go the
 // one place where a failure becomes a condition, a retry or a terminal error.
+// verify.go drives the same build read-only (Rebuilder, over a ListReader
+// and a client whose writes fail) for `nodeboot verify`.
 package controllers

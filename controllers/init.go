@@ -52,7 +52,7 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result
 	}
 	markCertificatesAvailable(s.config)
 	persistDefaults(s.config, data.result.Config, data.result.Plan.Role)
-	if err := r.storeData(ctx, s, data.output); err != nil {
+	if err := r.store(ctx, s, data); err != nil {
 		return ctrl.Result{}, err
 	}
 	r.reportWarnings(s, data.output.Warnings)

@@ -40,7 +40,7 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope) (ctrl.Result, 
 	}
 	markCertificatesAvailable(s.config)
 	persistDefaults(s.config, data.result.Config, data.result.Plan.Role)
-	if err := r.storeData(ctx, s, data.output); err != nil {
+	if err := r.store(ctx, s, data); err != nil {
 		return ctrl.Result{}, err
 	}
 	r.reportWarnings(s, data.output.Warnings)

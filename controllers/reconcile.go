@@ -23,6 +23,9 @@ type scope struct {
 	config  *bootstrapv1.KubeadmConfig
 	owner   *configOwner
 	cluster *clusterv1.Cluster
+	// rebuild marks a Rebuilder's read-only build of data that exists:
+	// missing certificates are reported, not generated (see verify.go).
+	rebuild bool
 }
 
 // Reconcile has the fixed shape of Cluster API reconcilers: get the object,

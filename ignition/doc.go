@@ -6,8 +6,11 @@
 // keep their bootstrap data when an operator swaps providers. CABPK gets those
 // bytes by filling a Container Linux Config (CLC) text template, parsing it as
 // YAML and transpiling it. We build the same CLC as typed values
-// (container-linux-config-transpiler's config/types) instead, and transpile and
-// serialise once. Parsing the template as YAML changes some values on the way
+// (container-linux-config-transpiler's config/types) instead, convert them to
+// Ignition 2.3 types as the transpiler does and run the checks it runs on
+// them (legacy_convert.go; the transpiler stays the oracle in the tests), and
+// serialise once; only the user's additional CLC goes through the
+// transpiler itself. Parsing the template as YAML changes some values on the way
 // (a literal block clips trailing newlines, a plain scalar loses a " #comment",
 // "644" is a decimal mode); legacy_yaml.go writes each of those readings down
 // once, so the typed build reproduces them without a template. Features CABPK
@@ -17,7 +20,12 @@
 // The native dialects ("3.3.0", "3.4.0", "3.5.0") are the working group's
 // direction: the Plan is built as coreos/ignition v3 typed structs, the user's
 // additional config (Butane or Ignition JSON) is merged with Ignition's own
-// merge rules, and the result passes Ignition's own validation before it is
-// returned. Every Plan feature is expressed; what Ignition cannot say is an
-// error naming the field, never a silent drop.
+// merge rules. What the builder generates is valid by construction: each node
+// it fills gets Ignition's own Validate call and duplicate check, without
+// the JSON round trip and reflective walk of Ignition's parser
+// (v3_validate.go); Ignition's parser reads the user's config, and the
+// merged result when there is one. The user's config may not replace, remove
+// or disable what nodeboot generates for the bootstrap (protectGenerated).
+// Every Plan feature is expressed; what Ignition cannot say is an error
+// naming the field, never a silent drop.
 package ignition

@@ -3,14 +3,17 @@ package ignition_test
 import (
 	"testing"
 
+	v35 "github.com/coreos/ignition/v2/config/v3_5"
+
 	"github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
 // FuzzRenderIgnition renders plans made of arbitrary strings, with arbitrary
 // additional config, in every dialect: it must never panic, and whatever it
-// returns without error in a native version passes Ignition's validation
-// (Render checks that itself).
+// returns without error in a native version passes Ignition's parser and
+// validation (Render validates its generated part by construction, so this
+// checks the construction).
 func FuzzRenderIgnition(f *testing.F) {
 	f.Add("hello\n", "0644", "root:root", "echo pre", "capi", "ALL=(ALL) ALL", "/data", "", uint8(0))
 	f.Add("  x\n\ty", "644", ":g", "a\r\nb", "u #1", "", "LABEL=x", "variant: flatcar\nversion: 1.0.0\n", uint8(7))
@@ -37,7 +40,12 @@ func FuzzRenderIgnition(f *testing.F) {
 		for _, v := range ignition.Versions {
 			opts := provisioning.Options{Version: v, AdditionalConfig: []byte(additional), Strict: flags&1 != 0, Compress: flags&2 != 0 && v != ""}
 			checkErr := r.Check(p, opts).Err()
-			_, renderErr := r.Render(p, opts)
+			out, renderErr := r.Render(p, opts)
+			if renderErr == nil && v != "" && !opts.Compress {
+				if _, rep, err := v35.ParseCompatibleVersion(out.Data); err != nil || rep.IsFatal() {
+					t.Fatalf("version %q: Ignition rejects the output: %v %s", v, err, rep.String())
+				}
+			}
 			// Check is the promise Render keeps: it fails exactly when Check
 			// found an error (a size budget is not set here).
 			if (checkErr == nil) != (renderErr == nil) {

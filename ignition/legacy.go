@@ -1,15 +1,11 @@
 package ignition
 
 import (
-	"encoding/json"
 	"fmt"
-	"reflect"
 	"strings"
 
 	clct "github.com/flatcar/container-linux-config-transpiler/config"
-	ign23 "github.com/flatcar/ignition/config/v2_3"
 	ign23types "github.com/flatcar/ignition/config/v2_3/types"
-	"github.com/flatcar/ignition/config/validate"
 
 	"github.com/nodeboot/nodeboot/provisioning"
 )
@@ -37,7 +33,7 @@ func runLegacy(p *provisioning.Plan, opts provisioning.Options) (provisioning.Pr
 	ps = append(ps, b.ps...)
 	var extra *ign23types.Config
 	if len(opts.AdditionalConfig) > 0 {
-		cfg, warnings, err := clcToIgnition(opts.AdditionalConfig, opts.Strict)
+		cfg, warnings, err := cachedCLCToIgnition(opts.AdditionalConfig, opts.Strict)
 		switch {
 		case err != nil:
 			ps.Errorf(additionalConfigPath, "%v: %v", ErrAdditionalConfig, err)
@@ -55,20 +51,15 @@ func renderLegacy(p *provisioning.Plan, opts provisioning.Options) (*provisionin
 		return nil, err
 	}
 	// CABPK converts its own CLC strictly: any finding fails the render.
-	r := validate.ValidateWithoutSource(reflect.ValueOf(b.cfg))
-	cfg, convert := clct.Convert(b.cfg, "", nil)
-	r.Merge(convert)
-	if len(r.Entries) > 0 {
+	cfg := legacyIgnition(&b.cfg)
+	if r := validateLegacy(&b.cfg, &cfg); len(r.Entries) > 0 {
 		return nil, fmt.Errorf("%w: legacy Container Linux Config: %s", ErrInvalidOutput, strings.TrimSpace(r.String()))
 	}
 	files, units := len(cfg.Storage.Files), len(cfg.Systemd.Units)
 	if extra != nil {
-		cfg = ign23.Append(cfg, *extra)
+		cfg = appendLegacy(&cfg, extra)
 	}
-	data, err := json.Marshal(&cfg)
-	if err != nil {
-		return nil, fmt.Errorf("marshal Ignition 2.3 config: %w", err)
-	}
+	data := legacyJSON(&cfg)
 	out := &provisioning.Output{
 		Data:     data,
 		Format:   Format,

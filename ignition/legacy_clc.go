@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	ctypes "github.com/flatcar/container-linux-config-transpiler/config/types"
@@ -167,7 +168,7 @@ func commandField(c provisioning.Command) string {
 }
 
 func (b *legacyBuilder) user(i int, u *provisioning.User) {
-	pp := func(field string) string { return provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), field) }
+	pp := fieldPaths(u.Origin, "users", i)
 	out := ctypes.User{Name: b.plain(slotUserName, pp("name"), u.Name)}
 	if u.Gecos != "" {
 		out.Gecos = b.plain(slotUserField, pp("gecos"), u.Gecos)
@@ -193,7 +194,7 @@ func (b *legacyBuilder) user(i int, u *provisioning.User) {
 }
 
 func (b *legacyBuilder) file(i int, f *provisioning.File) {
-	pp := func(field string) string { return provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), field) }
+	pp := fieldPaths(f.Origin, "files", i)
 	out := ctypes.File{Path: b.plain(slotFilePath, pp("path"), f.Path)}
 	if f.Path != "" && !path.IsAbs(out.Path) {
 		// CABPK's transpiler refuses the config, so CABPK fails too.
@@ -307,3 +308,13 @@ func (b *legacyBuilder) items(field func(int) string, vs []string, slot *yamlSlo
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// fieldPaths is provisioning.FieldPath for the fields of list[i], with the
+// base built once: every value read names its field, problem or not.
+func fieldPaths(origin, list string, i int) func(field string) string {
+	base := origin
+	if base == "" {
+		base = list + "[" + strconv.Itoa(i) + "]"
+	}
+	return func(field string) string { return base + "." + field }
+}

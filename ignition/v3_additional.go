@@ -87,3 +87,106 @@ func reportInto(ps *provisioning.Problems, what string, r report.Report, err err
 	}
 	return ok
 }
+
+// bootstrapOwned is what the user's additional config may not touch: the
+// files nodeboot generates for the bootstrap (the kubeadm config,
+// certificates and other files with no input field of their own), its
+// scripts, the sentinel and the run-once stamp, and its units. Merged as the
+// child, the user's config would win over any of them; a node whose
+// bootstrap was replaced, removed or disabled never joins, or runs what it
+// was not given.
+func bootstrapOwned(p *provisioning.Plan) (paths map[string]bool, units map[string]bool) {
+	paths = map[string]bool{bootstrapScript: true, doneStamp: true}
+	units = map[string]bool{bootstrapUnit: true}
+	if len(p.BootCommands) > 0 {
+		paths[bootcmdScript] = true
+		units[bootcmdUnit] = true
+	}
+	if p.Sentinel != "" {
+		paths[p.Sentinel] = true
+	}
+	for i := range p.Files {
+		if f := &p.Files[i]; f.Origin == "" || f.BootstrapInput {
+			paths[f.Path] = true
+		}
+	}
+	return paths, units
+}
+
+// userView is the part of a parsed user config protectGenerated reads, the
+// same in every 3.x version.
+type userView struct {
+	Ignition struct {
+		Config struct {
+			Merge   []json.RawMessage `json:"merge"`
+			Replace struct {
+				Source *string `json:"source"`
+			} `json:"replace"`
+		} `json:"config"`
+	} `json:"ignition"`
+	Storage struct {
+		Files       []struct{ Path string } `json:"files"`
+		Directories []struct{ Path string } `json:"directories"`
+		Links       []struct{ Path string } `json:"links"`
+	} `json:"storage"`
+	Systemd struct {
+		Units []struct{ Name string } `json:"units"`
+	} `json:"systemd"`
+}
+
+// protectGenerated reports every entry of the user's config that would
+// replace, remove or disable what nodeboot generates for the bootstrap
+// (bootstrapOwned): a file, directory or link at one of its paths, a file or
+// link where one of its parent directories must be, any entry for one of its
+// units (contents, drop-ins, enabled: false and mask all change what runs),
+// and ignition.config.replace, which discards the generated config whole.
+// Problems name the entry and the path or unit, which are not secret; never
+// contents.
+func protectGenerated(p *provisioning.Plan, user any, ps *provisioning.Problems) {
+	raw, err := json.Marshal(user)
+	var v userView
+	if err == nil {
+		err = json.Unmarshal(raw, &v)
+	}
+	if err != nil {
+		ps.Errorf(additionalConfigPath, "%v: %v", ErrAdditionalConfig, err)
+		return
+	}
+	paths, units := bootstrapOwned(p)
+	if v.Ignition.Config.Replace.Source != nil {
+		ps.Errorf(additionalConfigPath, "%v: ignition.config.replace would discard the config nodeboot generates for the bootstrap", ErrAdditionalConfig)
+	}
+	if len(v.Ignition.Config.Merge) > 0 {
+		ps.Warnf(additionalConfigPath, "ignition.config.merge: a config fetched at boot is merged over the generated one and cannot be checked here; it must not replace the bootstrap files or units")
+	}
+	check := func(kind string, i int, p string, parentToo bool) {
+		switch {
+		case paths[p]:
+			ps.Errorf(additionalConfigPath, "%v: storage.%s[%d] (%s): may not replace a file nodeboot generates for the bootstrap", ErrAdditionalConfig, kind, i, p)
+		case parentToo:
+			under := ""
+			for owned := range paths {
+				if strings.HasPrefix(owned, strings.TrimSuffix(p, "/")+"/") && (under == "" || owned < under) {
+					under = owned
+				}
+			}
+			if under != "" {
+				ps.Errorf(additionalConfigPath, "%v: storage.%s[%d] (%s): may not stand where a directory of %s, which nodeboot generates for the bootstrap, must be", ErrAdditionalConfig, kind, i, p, under)
+			}
+		}
+	}
+	for i, f := range v.Storage.Files {
+		check("files", i, f.Path, true)
+	}
+	for i, d := range v.Storage.Directories {
+		check("directories", i, d.Path, false)
+	}
+	for i, l := range v.Storage.Links {
+		check("links", i, l.Path, true)
+	}
+	for i, u := range v.Systemd.Units {
+		if units[u.Name] {
+			ps.Errorf(additionalConfigPath, "%v: systemd.units[%d] (%s): may not change a unit nodeboot generates for the bootstrap", ErrAdditionalConfig, i, u.Name)
+		}
+	}
+}

@@ -141,16 +141,17 @@ func textURL(content string) string {
 
 // mustEscape: RFC 2396's delims and unwise characters, '%' (which starts an
 // escape), '?' (a URL query) and everything outside printable ASCII.
-func mustEscape(c byte) bool {
-	if c <= ' ' || c >= 0x7f {
-		return true
+func mustEscape(c byte) bool { return urlEscaped[c] }
+
+var urlEscaped = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c <= ' ' || c >= 0x7f
 	}
-	switch c {
-	case '<', '>', '"', '#', '%', '?', '[', '\\', ']', '^', '`', '{', '|', '}':
-		return true
+	for _, c := range []byte("<>\"#%?[\\]^`{|}") {
+		t[c] = true
 	}
-	return false
-}
+	return t
+}()
 
 // owner sets "user[:group]"; all-digit parts are ids, others names.
 func (b *v3Builder) owner(n *types.Node, owner string) {

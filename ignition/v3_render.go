@@ -9,7 +9,9 @@ import (
 
 	"github.com/coreos/ignition/v2/config/merge"
 	v33 "github.com/coreos/ignition/v2/config/v3_3"
+	v33types "github.com/coreos/ignition/v2/config/v3_3/types"
 	v34 "github.com/coreos/ignition/v2/config/v3_4"
+	v34types "github.com/coreos/ignition/v2/config/v3_4/types"
 	v35 "github.com/coreos/ignition/v2/config/v3_5"
 	"github.com/coreos/ignition/v2/config/v3_5/types"
 	"github.com/coreos/vcontext/report"
@@ -25,12 +27,21 @@ const v3Name = Format + " (Ignition v3)"
 type dialect struct {
 	version         string
 	parseCompatible func([]byte) (any, report.Report, error)
+	// decode reads JSON this package generated into the version's types,
+	// without validation: the generated part is validated by construction.
+	decode func([]byte) (any, error)
 }
 
 var dialects = []dialect{
-	{"3.3.0", func(b []byte) (any, report.Report, error) { return v33.ParseCompatibleVersion(b) }},
-	{"3.4.0", func(b []byte) (any, report.Report, error) { return v34.ParseCompatibleVersion(b) }},
-	{"3.5.0", func(b []byte) (any, report.Report, error) { return v35.ParseCompatibleVersion(b) }},
+	{"3.3.0", func(b []byte) (any, report.Report, error) { return v33.ParseCompatibleVersion(b) }, decodeAs[v33types.Config]},
+	{"3.4.0", func(b []byte) (any, report.Report, error) { return v34.ParseCompatibleVersion(b) }, decodeAs[v34types.Config]},
+	{"3.5.0", func(b []byte) (any, report.Report, error) { return v35.ParseCompatibleVersion(b) }, decodeAs[types.Config]},
+}
+
+func decodeAs[T any](b []byte) (any, error) {
+	var cfg T
+	err := json.Unmarshal(b, &cfg)
+	return cfg, err
 }
 
 func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provisioning.Problems, any) {
@@ -58,25 +69,35 @@ func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provi
 		return ps, nil
 	}
 	b.cfg.Ignition.Version = d.version
+	// Everything a Plan needs exists since 3.3 and serialises the same in
+	// every 3.x version's types, so the newest types carry any version.
+	if r := validateGenerated(&b.cfg); r.IsFatal() {
+		ps.Errorf("", "%v: %s", ErrInvalidOutput, r.String())
+		return ps, nil
+	}
+	if len(opts.AdditionalConfig) == 0 {
+		return ps, &b.cfg
+	}
+	user := userConfig(opts.AdditionalConfig, opts.Strict, d, &ps)
+	if user == nil {
+		return ps, nil
+	}
+	protectGenerated(p, user, &ps)
+	if ps.Err() != nil {
+		return ps, nil
+	}
+	// Merging needs the generated config in the user's version's types.
 	raw, err := marshalJSON(b.cfg)
 	if err != nil {
 		ps.Errorf("", "marshal Ignition config: %v", err)
 		return ps, nil
 	}
-	// Re-reading through the dialect's parser gives its own types and runs
-	// Ignition's validation on what we generated.
-	cfg, r, err := d.parseCompatible(raw)
-	if err != nil || r.IsFatal() {
-		ps.Errorf("", "%v: %v %s", ErrInvalidOutput, err, r.String())
+	cfg, err := d.decode(raw)
+	if err != nil {
+		ps.Errorf("", "%v: %v", ErrInvalidOutput, err)
 		return ps, nil
 	}
-	if len(opts.AdditionalConfig) > 0 {
-		user := userConfig(opts.AdditionalConfig, opts.Strict, d, &ps)
-		if user == nil {
-			return ps, nil
-		}
-		cfg, _ = merge.MergeStructTranscribe(cfg, user)
-	}
+	cfg, _ = merge.MergeStructTranscribe(cfg, user)
 	return ps, cfg
 }
 
@@ -85,18 +106,27 @@ func renderV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (*pro
 	if err := ps.Err(); err != nil {
 		return nil, err
 	}
-	data, err := marshalJSON(cfg)
+	var data []byte
+	var sizes map[string]int
+	var err error
+	if generated, ok := cfg.(*types.Config); ok {
+		data, sizes, err = marshalSections(generated)
+	} else {
+		data, err = marshalJSON(cfg)
+		sizes = v3Sizes(data)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("marshal Ignition %s config: %w", d.version, err)
 	}
-	// The generated config was validated when checkV3 read it back; only a
-	// merge with the user's config makes something new to validate.
+	// The generated config is valid by construction (validateGenerated);
+	// merged with the user's config it is something new, which Ignition's
+	// parser validates whole.
 	if len(opts.AdditionalConfig) > 0 {
 		if _, r, err := d.parseCompatible(data); err != nil || r.IsFatal() {
 			return nil, fmt.Errorf("%w: %v %s", ErrInvalidOutput, err, r.String())
 		}
 	}
-	out := &provisioning.Output{Data: data, Format: Format, Warnings: ps.Warnings(), Sizes: v3Sizes(data)}
+	out := &provisioning.Output{Data: data, Format: Format, Warnings: ps.Warnings(), Sizes: sizes}
 	if opts.Compress || (opts.MaxBytes > 0 && len(data) > opts.MaxBytes) {
 		wrapped, err := wrap(data, d)
 		if err != nil {
@@ -151,6 +181,39 @@ func marshalJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// marshalSections is marshalJSON(cfg) written one top-level section at a
+// time, in the struct's field order, so the section sizes come without
+// reading the output back.
+func marshalSections(cfg *types.Config) ([]byte, map[string]int, error) {
+	sections := [...]struct {
+		key string
+		v   any
+	}{
+		{"ignition", &cfg.Ignition}, {"kernelArguments", &cfg.KernelArguments}, {"passwd", &cfg.Passwd},
+		{"storage", &cfg.Storage}, {"systemd", &cfg.Systemd},
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	sizes := make(map[string]int, len(sections)+1)
+	b.WriteByte('{')
+	for i, s := range sections {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"` + s.key + `":`)
+		start := b.Len()
+		if err := enc.Encode(s.v); err != nil {
+			return nil, nil, err
+		}
+		b.Truncate(b.Len() - 1) // Encode's newline
+		sizes[s.key] = b.Len() - start
+	}
+	b.WriteByte('}')
+	sizes["total"] = b.Len()
+	return b.Bytes(), sizes, nil
 }
 
 // v3Sizes reports the bytes of each top-level section of the config.

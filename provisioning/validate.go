@@ -17,20 +17,28 @@ func (p *Plan) Validate() Problems {
 	}
 	// Paths are formatted only when a problem is found: Validate runs on
 	// every render and must stay allocation-light.
-	seen := make(map[string]int, len(p.Files))
+	var seen map[string]int
+	if len(p.Files) > smallPlan {
+		seen = make(map[string]int, len(p.Files))
+	}
 	for i := range p.Files {
 		f := &p.Files[i]
 		validateFile(&ps, f, i)
+		if f.Encoding != EncodingNone {
+			validateEncoded(&ps, f, i)
+		}
 		if f.Path == "" {
 			continue
 		}
-		if prev, dup := seen[f.Path]; dup {
+		if prev, dup := firstPath(seen, p.Files[:i], f.Path); dup {
 			if !ptrTrue(f.Append) {
 				ps.Hazardf(FieldPath(f.Origin, index("files", i), "path"), "duplicate path (also %s): the later file replaces the earlier", FieldPath(p.Files[prev].Origin, index("files", prev), ""))
 			}
 			continue
 		}
-		seen[f.Path] = i
+		if seen != nil {
+			seen[f.Path] = i
+		}
 	}
 	users := make(map[string]bool, len(p.Users))
 	for i, u := range p.Users {
@@ -92,6 +100,25 @@ func (p *Plan) Validate() Problems {
 	return ps
 }
 
+// smallPlan is how many files a Plan may have for Validate to find
+// duplicate paths by scanning rather than by building a map on every render.
+const smallPlan = 32
+
+// firstPath is the index of the first earlier file with path: from seen
+// when Validate built it, else by scanning earlier.
+func firstPath(seen map[string]int, earlier []File, path string) (int, bool) {
+	if seen != nil {
+		i, ok := seen[path]
+		return i, ok
+	}
+	for j := range earlier {
+		if earlier[j].Path == path {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
 func index(list string, i int) string { return fmt.Sprintf("%s[%d]", list, i) }
 
 func validateFile(ps *Problems, f *File, i int) {
@@ -134,33 +161,34 @@ func IsWindowsPath(p string) bool {
 
 func validateDisks(ps *Problems, d *DiskSetup) {
 	for i, part := range d.Partitions {
-		pp := fmt.Sprintf("disks.partitions[%d]", i)
+		// Formatted only for a problem: Validate runs on every render.
+		pp := func() string { return index("disks.partitions", i) }
 		if part.Device == "" {
-			ps.Errorf(pp+".device", "must not be empty")
+			ps.Errorf(pp()+".device", "must not be empty")
 		}
 		switch part.TableType {
 		case "", "mbr", "gpt":
 		default:
-			ps.Errorf(pp+".tableType", "must be mbr or gpt, got %q", part.TableType)
+			ps.Errorf(pp()+".tableType", "must be mbr or gpt, got %q", part.TableType)
 		}
 		total := int32(0)
 		for j, s := range part.DiskLayout {
 			if s.Percentage < 0 || s.Percentage > 100 {
-				ps.Errorf(fmt.Sprintf("%s.diskLayout[%d].percentage", pp, j), "must be between 0 and 100")
+				ps.Errorf(fmt.Sprintf("%s.diskLayout[%d].percentage", pp(), j), "must be between 0 and 100")
 			}
 			total += s.Percentage
 		}
 		if total > 100 {
-			ps.Errorf(pp+".diskLayout", "percentages add up to %d, more than 100", total)
+			ps.Errorf(pp()+".diskLayout", "percentages add up to %d, more than 100", total)
 		}
 	}
 	for i, fs := range d.Filesystems {
-		pp := fmt.Sprintf("disks.filesystems[%d]", i)
+		pp := func() string { return index("disks.filesystems", i) }
 		if fs.Device == "" {
-			ps.Errorf(pp+".device", "must not be empty")
+			ps.Errorf(pp()+".device", "must not be empty")
 		}
 		if fs.Filesystem == "" {
-			ps.Errorf(pp+".filesystem", "must not be empty")
+			ps.Errorf(pp()+".filesystem", "must not be empty")
 		}
 	}
 }

@@ -124,6 +124,33 @@ func renderExample(t *testing.T, doc []byte) {
 			require.Equal(t, "BootstrapProvider", p.Type)
 			require.NotEmpty(t, p.URL)
 		}
+	case "Certificate":
+		// cert-manager's, for the add-on fetch endpoint (docs/addons-fetch.md):
+		// the fields of cert-manager.io/v1 it uses, and an ECDSA P-256 key,
+		// the small CA that note promises.
+		var c struct {
+			APIVersion string            `json:"apiVersion"`
+			Kind       string            `json:"kind"`
+			Metadata   metav1.ObjectMeta `json:"metadata"`
+			Spec       struct {
+				SecretName string   `json:"secretName"`
+				DNSNames   []string `json:"dnsNames"`
+				PrivateKey struct {
+					Algorithm string `json:"algorithm"`
+					Size      int    `json:"size"`
+				} `json:"privateKey"`
+				IssuerRef struct {
+					Kind string `json:"kind"`
+					Name string `json:"name"`
+				} `json:"issuerRef"`
+			} `json:"spec"`
+		}
+		strictDecode(t, doc, &c)
+		require.Equal(t, "cert-manager.io/v1", c.APIVersion)
+		require.NotEmpty(t, c.Spec.SecretName)
+		require.NotEmpty(t, c.Spec.DNSNames)
+		require.Equal(t, "ECDSA", c.Spec.PrivateKey.Algorithm)
+		require.Equal(t, 256, c.Spec.PrivateKey.Size)
 	default:
 		t.Fatalf("documentation example of kind %q has no test", meta.Kind)
 	}

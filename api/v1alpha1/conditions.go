@@ -53,3 +53,14 @@ const (
 	// annotations fix or refuse them.
 	CABPKHazardsReason = "CABPKHazards"
 )
+
+// AddonsFetchedCondition is True on an init node's KubeadmConfig whose
+// add-on manifests did not fit the size budget inline, so the node fetches
+// them from the manager's fetch endpoint (each pinned by sha256, with a
+// credential of that config only) right after kubeadm init. The message
+// names the add-ons and the inline and budget sizes. Absent otherwise.
+const (
+	AddonsFetchedCondition = "AddonsFetched"
+	// OverBudgetReason: inline, the bootstrap data would exceed the budget.
+	OverBudgetReason = "OverBudget"
+)

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,9 +8,10 @@ import (
 	"io"
 	"strings"
 
+	yaml3 "gopkg.in/yaml.v3"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	sigsjson "sigs.k8s.io/json"
@@ -31,50 +31,71 @@ type Set struct {
 	Secrets       bootstrap.SecretMap
 }
 
-// maxDocumentBytes bounds one YAML document, so hostile input cannot make the
-// reader buffer without limit.
-const maxDocumentBytes = 8 << 20
-
-// Parse reads every document of r. Unknown kinds are ignored; a document that
-// does not decode into its kind is an error naming the document and object.
+// Parse reads every document of r. A document must be a Kubernetes object
+// (apiVersion and kind). Kinds nodeboot reads are decoded strictly and, for
+// KubeadmConfig and KubeadmConfigTemplate, validated against their CRD as
+// the API server would; a List (kubectl get -o yaml of several objects) is
+// read item by item. A kind nodeboot reads in another apiVersion, or an
+// unknown kind of the bootstrap.cluster.x-k8s.io group, is an error. Other
+// kinds are skipped (the CLI's add-on reader takes FirstBootAddons and
+// ConfigMaps). Every error names the document and object.
 func Parse(r io.Reader) (*Set, error) {
 	s := &Set{Secrets: bootstrap.SecretMap{}}
-	if err := Documents(r, s.add); err != nil {
+	if err := documents(r, s.addDocument); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// Documents calls fn with every non-empty document of r, numbered from 1,
-// within the per-document size limit. Errors fn returns are collected, one
-// line each naming the document; reading stops at the first error of the
-// stream itself. Other readers of the same input (the CLI's add-on objects)
-// use it so every document is read, and bounded, the same way.
+// Documents calls fn with every document of r that is not blank, within the
+// limits of limits.go, after checking its YAML: syntax, duplicate keys,
+// alias expansion, node count. Errors fn returns are collected, one line
+// each naming the document (errors.Join, so errors.Is sees each); reading
+// stops at the first error of the stream itself. Other readers of the same
+// input (the CLI's add-on objects) use it so every document is read, and
+// bounded, the same way.
 func Documents(r io.Reader, fn func(raw []byte) error) error {
-	reader := utilyaml.NewYAMLReader(bufio.NewReaderSize(r, 64<<10))
-	var errs []string
-	for doc := 1; ; doc++ {
-		raw, err := reader.Read()
+	return documents(r, func(d *document) error { return fn(d.raw) })
+}
+
+func documents(r io.Reader, fn func(d *document) error) error {
+	dr, err := newDocReader(r)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for index := 1; ; index++ {
+		raw, line, err := dr.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("document %d: %w", doc, err)
-		}
-		if len(raw) > maxDocumentBytes {
-			return fmt.Errorf("document %d: larger than %d bytes", doc, maxDocumentBytes)
+			errs = append(errs, fmt.Errorf("document %d: %w", index, err))
+			break
 		}
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
-		if err := fn(raw); err != nil {
-			errs = append(errs, fmt.Sprintf("document %d: %v", doc, err))
+		root, err := parseDocument(raw, line)
+		if err != nil {
+			if root != nil && root.Kind == yaml3.MappingNode {
+				err = fmt.Errorf("%s: %w", nodeTypeMeta(root).ref(), err)
+			}
+			errs = append(errs, fmt.Errorf("document %d: %w", index, err))
+			continue
+		}
+		if root == nil {
+			continue
+		}
+		d := &document{index: index, line: line, raw: raw, mapping: root.Kind == yaml3.MappingNode}
+		if d.mapping {
+			d.tm = nodeTypeMeta(root)
+		}
+		if err := fn(d); err != nil {
+			errs = append(errs, fmt.Errorf("document %d: %w", index, err))
 		}
 	}
-	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "\n"))
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // TypeMeta is what every document is read for first: its kind and name.
@@ -87,73 +108,130 @@ type TypeMeta struct {
 	} `json:"metadata"`
 }
 
-func (s *Set) add(raw []byte) error {
-	var tm TypeMeta
-	if err := yaml.Unmarshal(raw, &tm); err != nil {
-		return fmt.Errorf("not a Kubernetes object: %w", err)
+// ref names the object in messages.
+func (tm TypeMeta) ref() string {
+	kind := tm.Kind
+	if kind == "" {
+		kind = "object"
 	}
-	ref := tm.Kind + " " + tm.Metadata.Namespace + "/" + tm.Metadata.Name
 	if tm.Metadata.Namespace == "" {
-		ref = tm.Kind + " " + tm.Metadata.Name
+		return kind + " " + tm.Metadata.Name
 	}
-	js, err := yaml.YAMLToJSON(raw)
+	return kind + " " + tm.Metadata.Namespace + "/" + tm.Metadata.Name
+}
+
+// nodeTypeMeta reads the TypeMeta from the parsed document, so a document of
+// a kind nobody reads is never converted or decoded.
+func nodeTypeMeta(root *yaml3.Node) TypeMeta {
+	var tm TypeMeta
+	scalar := func(m *yaml3.Node, key string) string {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == key && m.Content[i+1].Kind == yaml3.ScalarNode {
+				return m.Content[i+1].Value
+			}
+		}
+		return ""
+	}
+	tm.APIVersion, tm.Kind = scalar(root, "apiVersion"), scalar(root, "kind")
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "metadata" && root.Content[i+1].Kind == yaml3.MappingNode {
+			tm.Metadata.Name = scalar(root.Content[i+1], "name")
+			tm.Metadata.Namespace = scalar(root.Content[i+1], "namespace")
+		}
+	}
+	return tm
+}
+
+func (s *Set) addDocument(d *document) error {
+	if !d.mapping {
+		return errorf(ErrNotObject, "not a Kubernetes object: a mapping with apiVersion and kind is expected")
+	}
+	return s.addObject(d.tm, func() ([]byte, error) { return yaml.YAMLToJSON(d.raw) })
+}
+
+// addObject reads one object; toJSON is called only for kinds that are read.
+func (s *Set) addObject(tm TypeMeta, toJSON func() ([]byte, error)) error {
+	ref := tm.ref()
+	if tm.APIVersion == "" || tm.Kind == "" {
+		return errorf(ErrNotObject, "%s: not a Kubernetes object: apiVersion and kind are required", ref)
+	}
+	gv, err := schema.ParseGroupVersion(tm.APIVersion)
 	if err != nil {
-		return fmt.Errorf("%s: %s", ref, cleanDecodeError(err))
+		return errorf(ErrNotObject, "%s: apiVersion: not GROUP/VERSION", ref)
+	}
+	read, err := classify(tm.Kind, gv)
+	if err != nil {
+		return fmt.Errorf("%s: %w", ref, err)
+	}
+	if !read {
+		return nil
+	}
+	js, err := toJSON()
+	if err != nil {
+		return errorf(ErrInvalid, "%s: %s", ref, cleanDecodeError(err))
 	}
 	// sigs.k8s.io/json names the field path of unknown and mistyped fields,
 	// as the API server does.
 	decode := func(into any) error {
 		strict, err := sigsjson.UnmarshalStrict(js, into)
 		if err != nil {
-			return fmt.Errorf("%s: %s", ref, cleanDecodeError(err))
+			return errorf(ErrInvalid, "%s: %s", ref, cleanDecodeError(err))
 		}
 		if len(strict) > 0 {
 			msgs := make([]string, len(strict))
 			for i, e := range strict {
 				msgs[i] = e.Error()
 			}
-			return fmt.Errorf("%s: %s", ref, strings.Join(msgs, "; "))
+			return errorf(ErrInvalid, "%s: %s", ref, strings.Join(msgs, "; "))
 		}
 		return nil
 	}
-	switch tm.Kind {
-	case "Cluster":
+	switch {
+	case isList(tm.Kind):
+		return s.addList(tm, gv, js)
+	case tm.Kind == "Cluster":
 		o := &clusterv1.Cluster{}
 		if err := decode(o); err != nil {
 			return err
 		}
 		s.Clusters = append(s.Clusters, o)
-	case "Machine":
+	case tm.Kind == "Machine":
 		o := &clusterv1.Machine{}
 		if err := decode(o); err != nil {
 			return err
 		}
 		s.Machines = append(s.Machines, o)
-	case "MachinePool":
+	case tm.Kind == "MachinePool":
 		o := &clusterv1.MachinePool{}
 		if err := decode(o); err != nil {
 			return err
 		}
 		s.MachinePools = append(s.MachinePools, o)
-	case "KubeadmConfig":
+	case tm.Kind == "KubeadmConfig":
 		o := &bootstrapv1.KubeadmConfig{}
 		if err := decode(o); err != nil {
 			return err
 		}
+		if err := validateCRD(ref, tm.Kind, js); err != nil {
+			return err
+		}
 		s.Configs = append(s.Configs, o)
-	case "KubeadmConfigTemplate":
+	case tm.Kind == "KubeadmConfigTemplate":
 		o := &bootstrapv1.KubeadmConfigTemplate{}
 		if err := decode(o); err != nil {
 			return err
 		}
+		if err := validateCRD(ref, tm.Kind, js); err != nil {
+			return err
+		}
 		s.Templates = append(s.Templates, o)
-	case "KubeadmControlPlane":
+	case tm.Kind == "KubeadmControlPlane":
 		o := &unstructured.Unstructured{}
 		if err := json.Unmarshal(js, &o.Object); err != nil {
-			return fmt.Errorf("%s: %s", ref, cleanDecodeError(err))
+			return errorf(ErrInvalid, "%s: %s", ref, cleanDecodeError(err))
 		}
 		s.ControlPlanes = append(s.ControlPlanes, o)
-	case "Secret":
+	case tm.Kind == "Secret":
 		o := &corev1.Secret{}
 		if err := decode(o); err != nil {
 			return err

@@ -15,7 +15,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -46,6 +48,7 @@ import (
 	// Provisioners register themselves; the reconciler finds them by format.
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
+	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	_ "github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/internal/version"
 )
@@ -77,6 +80,11 @@ type options struct {
 	firstBootAddonConcurrency   int
 	addonsMaxBytes              int
 	addonsCompress              bool
+	addonsFetchURL              string
+	addonsFetchAddr             string
+	addonsFetchCertDir          string
+	addonsFetchCAFile           string
+	addonsFetchCA               []byte
 	tokenTTL                    time.Duration
 	healthAddr                  string
 	metricsAddr                 string
@@ -114,6 +122,10 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.firstBootAddonConcurrency, "firstbootaddon-concurrency", 10, "Number of FirstBootAddons to process simultaneously.")
 	fs.IntVar(&o.addonsMaxBytes, "addons-max-bytes", defaultAddonsMaxBytes, "Size budget in bytes of bootstrap data that carries first-boot add-ons (16384 is EC2's user-data limit); larger data is an error on the KubeadmConfig, never truncated. 0 turns the budget off.")
 	fs.BoolVar(&o.addonsCompress, "addons-compress", defaultAddonsCompress, "Compress bootstrap data that carries first-boot add-ons where the format allows it (gzip cloud-config, Ignition v3).")
+	fs.StringVar(&o.addonsFetchURL, "addons-fetch-url", "", "https URL at which nodes reach this manager's add-on fetch endpoint (a Service, LoadBalancer or Ingress in front of --addons-fetch-bind-address). When set, an init node whose data with its add-ons inline exceeds the budget gets the manifests from there after kubeadm init, each pinned by sha256, instead of an ErrTooLarge error. Off when empty.")
+	fs.StringVar(&o.addonsFetchAddr, "addons-fetch-bind-address", ":9444", "Address the add-on fetch endpoint (TLS) listens on when --addons-fetch-url is set.")
+	fs.StringVar(&o.addonsFetchCertDir, "addons-fetch-cert-dir", "", "Directory with the fetch endpoint's tls.crt and tls.key; --webhook-cert-dir when empty.")
+	fs.StringVar(&o.addonsFetchCAFile, "addons-fetch-ca-file", "", "PEM CA bundle nodes trust for --addons-fetch-url; ca.crt of the certificate directory when empty and present there, otherwise the node's system trust.")
 	fs.BoolVar(&o.strict, "strict", false, "Refuse bootstrap data with render warnings (hazards CABPK renders) for every KubeadmConfig, naming the field on its conditions; the annotation nodeboot.dev/strict: \"false\" opts one config out, \"true\" opts one in.")
 	fs.DurationVar(&o.tokenTTL, "bootstrap-token-ttl", controllers.DefaultTokenTTL, "How long a bootstrap token is valid; it is refreshed until the node joined.")
 	fs.StringVar(&o.healthAddr, "health-addr", ":9440", "Address the health and readiness probes bind to.")
@@ -172,6 +184,9 @@ func run(ctx context.Context, o *options) error {
 	if o.addonsMaxBytes < 0 {
 		return errors.New("--addons-max-bytes must not be negative")
 	}
+	if err := o.loadFetchCA(); err != nil {
+		return err
+	}
 	scheme, err := newScheme()
 	if err != nil {
 		return fmt.Errorf("build scheme: %w", err)
@@ -212,7 +227,7 @@ func run(ctx context.Context, o *options) error {
 		HealthProbeBindAddress:        o.healthAddr,
 		PprofBindAddress:              o.profilerAddr,
 		Metrics:                       *metricsOptions,
-		Cache:                         setup.ManagerCacheOptions(scheme, controllerName, o.watchNamespace, o.syncPeriod),
+		Cache:                         managerCacheOptions(scheme, controllerName, o.watchNamespace, o.syncPeriod),
 		Client:                        setup.ManagerClientOptions(),
 	}
 	if o.webhookPort != 0 {
@@ -237,6 +252,12 @@ func run(ctx context.Context, o *options) error {
 	}
 	if err := setupReconcilers(ctx, mgr, o); err != nil {
 		return err
+	}
+	if o.addonsFetchURL != "" {
+		h := &addonsctrl.FetchHandler{Reader: mgr.GetAPIReader()}
+		if err := mgr.Add(&addonsctrl.FetchServer{Addr: o.addonsFetchAddr, CertDir: o.addonsFetchCertDir, Handler: h}); err != nil {
+			return fmt.Errorf("add the add-on fetch server: %w", err)
+		}
 	}
 	v := version.Get()
 	log.Info("Starting manager", "formats", registeredFormats(), "version", v.Version, "commit", v.Commit, "goVersion", v.GoVersion)
@@ -313,4 +334,27 @@ func setupReconcilers(ctx context.Context, mgr ctrl.Manager, o *options) error {
 		}
 	}
 	return nil
+}
+
+// loadFetchCA settles the fetch endpoint's certificate directory and reads
+// the CA bundle nodes are given for it.
+func (o *options) loadFetchCA() error {
+	if o.addonsFetchURL == "" {
+		return nil
+	}
+	if o.addonsFetchCertDir == "" {
+		o.addonsFetchCertDir = o.webhookCertDir
+	}
+	file, explicit := o.addonsFetchCAFile, o.addonsFetchCAFile != ""
+	if !explicit {
+		file = filepath.Join(o.addonsFetchCertDir, "ca.crt")
+	}
+	ca, err := os.ReadFile(file)
+	switch {
+	case err == nil:
+		o.addonsFetchCA = ca
+	case explicit || !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--addons-fetch-ca-file: %w", err)
+	}
+	return addonsctrl.FetchOptions{URL: o.addonsFetchURL, CABundle: o.addonsFetchCA}.Validate()
 }

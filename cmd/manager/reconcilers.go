@@ -69,6 +69,7 @@ func newReconcilers(c clients, o *options) reconcilers {
 	ext := addonsctrl.NewExtension(c.client, addonsctrl.ExtensionOptions{
 		MaxBytes: o.addonsMaxBytes,
 		Compress: o.addonsCompress,
+		Fetch:    addonsctrl.FetchOptions{URL: o.addonsFetchURL, CABundle: o.addonsFetchCA, Reader: c.apiReader},
 	})
 	return reconcilers{
 		kubeadmConfig: &controllers.Reconciler{

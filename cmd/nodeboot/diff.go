@@ -212,31 +212,62 @@ func compareConfig(p *parsedInput, cfg *bootstrapv1.KubeadmConfig, s *corev1.Sec
 	for _, l := range warningLines(ref, out.Warnings) {
 		fmt.Fprintln(stderr, l)
 	}
-	if bytes.Equal(stored, out.Data) && storedFormat == out.Format {
+	c := compareData(ref, "Secret "+s.Namespace+"/"+s.Name, stored, storedFormat, out.Data, out.Format, f.unified)
+	if c.identical {
 		fmt.Fprintf(stdout, "%s: identical\n", ref)
 		return true
 	}
-	secretName := "Secret " + s.Namespace + "/" + s.Name
-	if storedFormat != out.Format {
-		fmt.Fprintf(stdout, "%s: differs: format: %s has %q, rendered %q\n", ref, secretName, storedFormat, out.Format)
+	for _, d := range c.details {
+		fmt.Fprintf(stdout, "%s: %s\n", ref, d)
 	}
-	old, cur := normalize(stored, out.Data)
-	oldR, curR := redactLines(old), redactLines(cur)
-	if !bytes.Equal(stored, out.Data) {
-		i := 0
-		for i < len(old) && i < len(cur) && old[i] == cur[i] {
-			i++
-		}
-		if i == len(old) && i == len(cur) {
-			fmt.Fprintf(stdout, "%s: differs: the same JSON document, formatted differently\n", ref)
-		} else {
-			fmt.Fprintf(stdout, "%s: differs: line %d: %s has %s, rendered %s\n", ref, i+1, secretName, lineAt(oldR, i), lineAt(curR, i))
-		}
-	}
-	if f.unified {
-		fmt.Fprint(stdout, unifiedDiff(old, cur, oldR, curR, secretName+" (stored)", ref+" (rendered)"))
-	}
+	fmt.Fprint(stdout, c.unified)
 	return false
+}
+
+// dataComparison is stored bootstrap data compared with a rendering, as
+// diff and verify print it.
+type dataComparison struct {
+	identical bool
+	// details are the "differs: ..." lines, decoded and redacted.
+	details []string
+	// unified is the redacted unified diff, when asked for.
+	unified string
+	// agree is how many leading decoded lines both sides share.
+	agree int
+}
+
+// compareData compares the stored value and format of secretName with what
+// was rendered for ref.
+func compareData(ref, secretName string, stored []byte, storedFormat string, rendered []byte, renderedFormat string, unified bool) dataComparison {
+	if bytes.Equal(stored, rendered) && storedFormat == renderedFormat {
+		return dataComparison{identical: true, agree: -1}
+	}
+	var c dataComparison
+	if storedFormat != renderedFormat {
+		c.details = append(c.details, fmt.Sprintf("differs: format: %s has %q, rendered %q", secretName, storedFormat, renderedFormat))
+	}
+	old, cur := normalize(stored, rendered)
+	oldR, curR := redactLines(old), redactLines(cur)
+	i := 0
+	for i < len(old) && i < len(cur) && old[i] == cur[i] {
+		i++
+	}
+	c.agree = i
+	if !bytes.Equal(stored, rendered) {
+		if i == len(old) && i == len(cur) {
+			c.details = append(c.details, "differs: the same JSON document, formatted differently")
+		} else {
+			d := fmt.Sprintf("differs: line %d: %s has %s, rendered %s", i+1, secretName, lineAt(oldR, i), lineAt(curR, i))
+			if i < len(oldR) && i < len(curR) && oldR[i] == curR[i] {
+				d += " (they differ in a redacted value)"
+			}
+			c.details = append(c.details, d)
+		}
+	}
+	if unified {
+		c.unified = unifiedDiff(old, cur, oldR, curR, secretName+" (stored)", ref+" (rendered)")
+	}
+	return c
 }
 
 func lineAt(lines []string, i int) string {

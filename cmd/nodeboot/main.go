@@ -19,6 +19,7 @@ Usage:
   nodeboot render [-f FILE|-] [--name NAME] [-o DIR] [--sizes] [--strict]
   nodeboot validate [-f FILE|-] [--name NAME] [--strict] [--feature-gates GATES]
   nodeboot diff [-f FILE|-] --against SECRET.yaml [--name NAME] [--diff] [--strict]
+  nodeboot verify [--kubeconfig FILE] [--context C] [-n NS | --all-namespaces] [-o table|json] [--diff] [--strict]
   nodeboot version
 
   Without -f it renders an embedded example (a first control-plane node).
@@ -42,6 +43,15 @@ Usage:
   a unified diff of the decoded data (Ignition indented) with private keys,
   bootstrap tokens and passwords redacted. It exits 0 only when all are
   identical.
+
+  verify does what diff does for every KubeadmConfig of a live management
+  cluster that has bootstrap data: it rebuilds the input from the live
+  objects with the controller's own code (read-only: list calls, nothing is
+  ever written; config/rbac/verify-role.yaml is the ClusterRole it needs)
+  and compares with the stored Secret. One line per config (identical,
+  differs, cannot render, skipped with why, error), progress on standard
+  error, then a summary such as identical: 85/86; it exits 0 only when
+  nothing differs or fails.
 `
 
 func main() {
@@ -61,6 +71,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return validate(args[1:], stdin, stdout, stderr)
 	case "diff":
 		return diff(args[1:], stdin, stdout, stderr)
+	case "verify":
+		return verify(args[1:], stdout, stderr)
 	case "version", "--version":
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "nodeboot: version takes no arguments\n")

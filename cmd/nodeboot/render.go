@@ -66,14 +66,46 @@ func render(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// readInput reads the -f input, at most manifest.MaxInputBytes of it: an
+// endless source (/dev/zero, a pipe) stops there with an error, memory
+// bounded by the limit. os.ReadFile would trust a size of 0 from /dev/zero
+// and read forever.
 func readInput(file string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader
+	name := file
 	switch file {
 	case "":
 		return example, nil
 	case "-":
-		return io.ReadAll(stdin)
+		r, name = stdin, "standard input"
+	default:
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return nil, fmt.Errorf("-f %s: is a directory", file)
+		}
+		r = f
 	}
-	return os.ReadFile(file)
+	data, err := io.ReadAll(io.LimitReader(r, manifest.MaxInputBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > manifest.MaxInputBytes {
+		return nil, manifest.TooLarge("%s: larger than %d bytes (manifest.MaxInputBytes)", name, manifest.MaxInputBytes)
+	}
+	return data, nil
+}
+
+// checkOutputSize refuses bootstrap data no Secret could hold, as the API
+// server would refuse the controller's Secret.
+func checkOutputSize(ref string, out []byte) error {
+	if len(out) > manifest.MaxOutputBytes {
+		return manifest.TooLarge("%s: rendered bootstrap data is larger than %d bytes (manifest.MaxOutputBytes), more than a Secret holds", ref, manifest.MaxOutputBytes)
+	}
+	return nil
 }
 
 // renderBytes builds and renders; warnings go to stderr, never stdout.
@@ -118,6 +150,9 @@ func renderBytes(input []byte, f renderFlags, stderr io.Writer) ([]byte, string,
 		return nil, "", err
 	}
 	obj := "KubeadmConfig " + res.Config.Namespace + "/" + res.Config.Name
+	if err := checkOutputSize(obj, out.Data); err != nil {
+		return nil, "", err
+	}
 	for _, w := range out.Warnings {
 		fmt.Fprintf(stderr, "warning: %s: %s: %s\n", obj, w.Path, w.Message)
 	}
@@ -135,13 +170,91 @@ func renderBytes(input []byte, f renderFlags, stderr io.Writer) ([]byte, string,
 }
 
 // writeDir stores the output as the reference vectors do. The data may hold
-// private keys, so both files are readable by their owner only.
-func writeDir(dir string, data []byte, format string) error {
+// private keys, so both files are readable by their owner only: each is
+// written to a fresh temporary file in dir (0600, O_EXCL, so nothing planted
+// there is followed) and renamed over its name, which replaces a symlink or
+// a world-readable file instead of writing through it. The pair is replaced
+// together: on an error no new file is left and the old pair is restored.
+func writeDir(dir string, data []byte, format string) (err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bootstrap-data"), data, 0o600); err != nil {
-		return err
+	files := []struct {
+		name string
+		data []byte
+	}{{"bootstrap-data", data}, {"format", []byte(format)}}
+	var temps, backups []string
+	defer func() {
+		for _, t := range temps {
+			_ = os.Remove(t)
+		}
+		for _, b := range backups {
+			_ = os.Remove(b)
+		}
+	}()
+	for _, f := range files {
+		target := filepath.Join(dir, f.name)
+		if fi, err := os.Lstat(target); err == nil && fi.IsDir() {
+			return fmt.Errorf("-o %s: %s is a directory", dir, f.name)
+		}
+		tmp, err := createPrivate(dir, f.name, f.data)
+		if err != nil {
+			return err
+		}
+		temps = append(temps, tmp)
 	}
-	return os.WriteFile(filepath.Join(dir, "format"), []byte(format), 0o600)
+	// Hard links keep the old pair (a planted symlink is linked as the link
+	// itself) until both renames succeeded.
+	old := make([]string, len(files))
+	for i, f := range files {
+		target := filepath.Join(dir, f.name)
+		if _, err := os.Lstat(target); err != nil {
+			continue
+		}
+		b := temps[i] + ".old"
+		if err := os.Link(target, b); err != nil {
+			return err
+		}
+		old[i] = b
+		backups = append(backups, b)
+	}
+	for i, f := range files {
+		if err := os.Rename(temps[i], filepath.Join(dir, f.name)); err != nil {
+			for j := 0; j < i; j++ {
+				restore(old[j], filepath.Join(dir, files[j].name))
+			}
+			return err
+		}
+	}
+	temps = nil
+	return nil
+}
+
+// restore puts back the file a rename replaced, or removes the new one when
+// there was none.
+func restore(backup, target string) {
+	if backup == "" {
+		_ = os.Remove(target)
+		return
+	}
+	_ = os.Rename(backup, target)
+}
+
+func createPrivate(dir, name string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		_ = os.Remove(f.Name())
+		return "", werr
+	}
+	return f.Name(), nil
 }

@@ -40,7 +40,7 @@ func TestRenderBadInput(t *testing.T) {
 		{"bad permissions (strict)", func(t *testing.T) string { return mutate(t, `permissions: "0644"`, `permissions: "rw-r--r--"`) },
 			cfgRef + "spec.files[0].permissions: must be an octal mode"},
 		{"unknown encoding", func(t *testing.T) string { return mutate(t, file, file+"    encoding: zstd\n") },
-			cfgRef + "spec.files[0].encoding: unknown encoding"},
+			cfgRef + "spec.files[0].encoding: Unsupported value"},
 		{"content and contentFrom", func(t *testing.T) string {
 			return mutate(t, file, file+"    contentFrom:\n      secret: {name: s, key: k}\n")
 		}, cfgRef + "spec.files[0]: only one of content or contentFrom"},
@@ -52,31 +52,31 @@ func TestRenderBadInput(t *testing.T) {
 		}, cfgRef + `spec.files[0].contentFrom.secret.key: Secret default/example-ca has no key "nokey"`},
 		{"contentFrom without key", func(t *testing.T) string {
 			return mutate(t, file, "  - path: /etc/extra\n    contentFrom:\n      secret: {name: example-ca}\n"+file)
-		}, cfgRef + "spec.files[0].contentFrom.secret.key: must not be empty"},
+		}, cfgRef + "spec.files[0].contentFrom.secret.key: Required value"},
 		{"duplicate path", func(t *testing.T) string {
 			return mutate(t, file, "  - path: /etc/sysctl.d/90-kubernetes.conf\n    content: x\n"+file)
 		}, cfgRef + "spec.files[1].path: duplicate path"},
 		{"empty user name", func(t *testing.T) string { return mutate(t, "  - name: ops\n", "  - name: \"\"\n") },
-			cfgRef + "spec.users[0].name: must not be empty"},
+			cfgRef + "spec.users[0].name: Invalid value: should be at least 1 chars long"},
 		{"passwd and passwdFrom", func(t *testing.T) string {
 			return mutate(t, "  - name: ops\n", "  - name: ops\n    passwd: x\n    passwdFrom:\n      secret: {name: a, key: b}\n")
 		}, cfgRef + "spec.users[0]: only one of passwd or passwdFrom"},
 		{"bad template", func(t *testing.T) string {
 			return mutate(t, file, "  - path: /etc/t\n    contentFormat: Template\n    content: \"{{ .x \"\n"+file)
-		}, cfgRef + "spec.files[0].content: invalid template"},
+		}, cfgRef + "spec.files[0].content: template line 1: cannot be parsed"},
 		{"unknown contentFormat", func(t *testing.T) string { return mutate(t, file, file+"    contentFormat: Jinja\n") },
-			cfgRef + `spec.files[0].contentFormat: must be Raw or Template, got "Jinja"`},
+			cfgRef + `spec.files[0].contentFormat: Unsupported value: supported values: "Raw", "Template"`},
 		{"bad format", func(t *testing.T) string {
 			return mutate(t, "  clusterConfiguration:\n", "  format: xml\n  clusterConfiguration:\n")
 		},
-			cfgRef + `spec.format: must be cloud-config or ignition, got "xml"`},
+			cfgRef + `spec.format: Unsupported value`},
 		{"bad Kubernetes version", func(t *testing.T) string { return mutate(t, "version: v1.34.1", "version: latest") },
 			"Machine default/example-control-plane-0: spec.version: invalid Kubernetes version \"latest\""},
 		{"short mount (strict)", func(t *testing.T) string { return mutate(t, "  ntp:\n", "  mounts:\n  - [/dev/sdb]\n  ntp:\n") },
 			cfgRef + "spec.mounts[0]: needs at least a device and a mount point"},
 		{"bad table type", func(t *testing.T) string {
 			return mutate(t, "  ntp:\n", "  diskSetup:\n    partitions:\n    - {device: /dev/sdb, tableType: dos}\n  ntp:\n")
-		}, cfgRef + `spec.diskSetup.partitions[0].tableType: must be mbr or gpt, got "dos"`},
+		}, cfgRef + `spec.diskSetup.partitions[0].tableType: Unsupported value`},
 		{"bad corrections annotation", func(t *testing.T) string {
 			return mutate(t, "  name: example-control-plane-0\n  namespace: default\n  labels:\n    cluster.x-k8s.io/cluster-name: example\n  ownerReferences:",
 				"  name: example-control-plane-0\n  namespace: default\n  annotations:\n    nodeboot.dev/cloud-init-corrections: maybe\n  labels:\n    cluster.x-k8s.io/cluster-name: example\n  ownerReferences:")

@@ -109,6 +109,9 @@ func (p *parsedInput) renderConfig(cfg *bootstrapv1.KubeadmConfig, strict bool) 
 	if err != nil {
 		return nil, withRef(configRef(cfg), err)
 	}
+	if err := checkOutputSize(configRef(cfg), out.Data); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

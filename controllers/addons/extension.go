@@ -39,6 +39,10 @@ type ExtensionOptions struct {
 	// add-ons (gzip user data for cloud-init, a gzip wrapper for Ignition v3)
 	// where the provisioner says it can; CABPK's Ignition 2.3 dialect cannot.
 	Compress bool
+	// Fetch, when enabled, moves the add-on manifests of an init node whose
+	// data would exceed MaxBytes to the manager's fetch endpoint instead of
+	// failing with provisioning.ErrTooLarge.
+	Fetch FetchOptions
 }
 
 // Extension adds first-boot add-ons to the KubeadmConfig reconciler. It has
@@ -89,6 +93,7 @@ func (e *Extension) MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, 
 		}
 		list = append(list, *a)
 	}
+	restore := planSnapshot(result.Plan)
 	if err := addons.Contribute(result.Plan, list, e.opts.Addons); err != nil {
 		var ps provisioning.Problems
 		if errors.As(err, &ps) {
@@ -106,7 +111,7 @@ func (e *Extension) MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, 
 	if e.opts.Compress && !result.Options.Compress && canCompress(result) {
 		result.Options.Compress = true
 	}
-	return nil
+	return e.fetchFallback(ctx, cluster, config, result, list, restore)
 }
 
 // MaxBytes is the size budget of the Cluster's bootstrap data that carries

@@ -14,15 +14,25 @@ import (
 )
 
 // TestCloudInitAcceptsAddons validates the init node's cloud-config with the
-// add-ons against cloud-init's own schema (../shared/tools).
+// add-ons against cloud-init's own schema (../shared/tools), inline and, over
+// a budget, with the manifests left to the fetch fallback (one tool call).
 func TestCloudInitAcceptsAddons(t *testing.T) {
 	tool := testenv.Tool(t, "cloudinit-validate")
-	out := renderInit(t, addonsctrl.ExtensionOptions{}, standardAddons()...)
-	file := filepath.Join(t.TempDir(), "user-data")
-	require.NoError(t, os.WriteFile(file, out.Data, 0o600))
-	res, err := exec.Command(tool, "--strict", file).CombinedOutput()
-	require.NoError(t, err, string(res))
-	t.Logf("%s", res)
+	inline := renderInit(t, addonsctrl.ExtensionOptions{}, standardAddons()...)
+	res := build(t, initInput(t, "cc-init-minimal-v1.33"), addonsctrl.ExtensionOptions{MaxBytes: ec2UserDataLimit, Fetch: fetchOptions(t)}, standardAddons()...)
+	require.Len(t, res.Secrets, 1, "uncompressed, the add-ons exceed 16 KiB: the fallback must be taken")
+	fetched, err := res.Render()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	var files []string
+	for name, data := range map[string][]byte{"inline": inline.Data, "fetched": fetched.Data} {
+		file := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(file, data, 0o600))
+		files = append(files, file)
+	}
+	out, err := exec.Command(tool, append([]string{"--strict"}, files...)...).CombinedOutput()
+	require.NoError(t, err, string(out))
+	t.Logf("%s", out)
 }
 
 // TestIgnitionAcceptsAddons validates the gzip-wrapped Ignition v3 config of

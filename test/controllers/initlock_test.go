@@ -103,12 +103,46 @@ func TestInitLock(t *testing.T) {
 		}
 		for i := range machines {
 			name := fmt.Sprintf("cp-%d", i)
-			_, err := getSecret(ctx, ns, name)
+			data, err := getSecret(ctx, ns, name)
 			hasSecret := err == nil
 			holds := holder.MachineName == name
 			if hasSecret != holds {
 				t.Errorf("%s: %s has data=%v but holds the lock=%v (held by %q)", ns, name, hasSecret, holds, holder.MachineName)
 			}
+			if hasSecret && holds {
+				checkInitCA(ctx, t, ns, data)
+			}
+		}
+	}
+}
+
+// checkInitCA fails unless the cluster CA certificate and key written by the
+// init data are those of the cluster's CA Secret: a lost race that
+// generated a second CA would boot a control plane nobody else trusts.
+func checkInitCA(ctx context.Context, t *testing.T, ns string, data *corev1.Secret) {
+	t.Helper()
+	cc, err := decodeCloudConfig(data)
+	if err != nil {
+		t.Errorf("%s/%s: %v", ns, data.Name, err)
+		return
+	}
+	ca, err := getSecret(ctx, ns, clusterName+"-ca")
+	if err != nil {
+		t.Errorf("%s: cluster CA Secret: %v", ns, err)
+		return
+	}
+	for path, key := range map[string]string{"/etc/kubernetes/pki/ca.crt": "tls.crt", "/etc/kubernetes/pki/ca.key": "tls.key"} {
+		i := slices.IndexFunc(cc.WriteFiles, func(f cloudFile) bool { return f.Path == path })
+		switch {
+		case len(ca.Data[key]) == 0:
+			t.Errorf("%s: cluster CA Secret has no %s", ns, key)
+		case i < 0:
+			t.Errorf("%s/%s: init data writes no %s", ns, data.Name, path)
+		case cc.WriteFiles[i].Encoding != "":
+			t.Errorf("%s/%s: %s has encoding %s, want CABPK's plain content", ns, data.Name, path, cc.WriteFiles[i].Encoding)
+		case cc.WriteFiles[i].Content != string(ca.Data[key]):
+			// Not printed: key material.
+			t.Errorf("%s/%s: %s differs from %s of Secret %s-ca", ns, data.Name, path, key, clusterName)
 		}
 	}
 }

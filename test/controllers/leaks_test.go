@@ -3,17 +3,20 @@ package controllers_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 )
@@ -175,5 +178,93 @@ func checkNotLeaked(t *testing.T, secret, ns string, objs ...client.Object) {
 	}
 	if n == 0 {
 		t.Errorf("no log line mentions %s; the log check would prove nothing", ns)
+	}
+}
+
+// stuckRunnable ignores its context: the kind of goroutine in nodeboot's
+// code a manager's shutdown must not excuse.
+type stuckRunnable struct{ release chan struct{} }
+
+func (r *stuckRunnable) Start(context.Context) error {
+	<-r.release
+	return nil
+}
+
+// TestShutdownCatchesStuckGoroutine: a goroutine of ours that outlives its
+// manager fails the shutdown check, even though the manager's ClusterCache
+// (the one stall the check excuses) runs beside it.
+func TestShutdownCatchesStuckGoroutine(t *testing.T) {
+	stuck := &stuckRunnable{release: make(chan struct{})}
+	defer close(stuck.release)
+	var verdict error
+	judged := false
+	stop := startManager(t, managerOptions{
+		provider: nodeboot, namespaces: []string{newNamespace(t, "stuck")}, grace: time.Second,
+		runnables: []manager.Runnable{stuck},
+		shutdown:  func(err error) { verdict, judged = err, true },
+	})
+	time.Sleep(500 * time.Millisecond)
+	stop()
+	if !judged {
+		t.Fatal("the shutdown was not judged")
+	}
+	if verdict == nil || !strings.Contains(verdict.Error(), "controllers_test.(*stuckRunnable).Start") {
+		t.Fatalf("verdict %v; want the stuck goroutine named", verdict)
+	}
+}
+
+// TestHostileTemplateIsTerminal: a contentFormat: Template file whose loops
+// never end, and one whose text (from a Secret) does not parse, end in a
+// terminal DataSecretAvailable condition naming the field and quoting
+// nothing of the Secret, without a retry loop, and do not hold the only
+// worker: a valid config created after them still gets its data.
+func TestHostileTemplateIsTerminal(t *testing.T) {
+	const marker = "tmpl-leak-7d2a"
+	registerCredential(marker)
+	ns := newNamespace(t, "hostile-template")
+	createCluster(t, ns, clusterOptions{initialized: true, certs: true, kubeconfig: true})
+	create(t, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tmpl"},
+		Data:       map[string][]byte{"bad": []byte("ok\n{{ " + marker + " }}\n")},
+	})
+	var reconciles countingReconciles
+	startManager(t, managerOptions{provider: nodeboot, namespaces: []string{ns}, wrap: reconciles.wrap, concurrency: 1, grace: 5 * time.Second})
+
+	loop := testSpec(worker, true)
+	loop.Files = append(loop.Files, bootstrapv1.File{Path: "/etc/loop", ContentFormat: bootstrapv1.FileContentFormatTemplate,
+		Content: "{{ range 1000000000 }}{{ range 1000000000 }}{{ end }}{{ end }}"})
+	leak := testSpec(worker, true)
+	leak.Files = append(leak.Files, bootstrapv1.File{Path: "/etc/leak", ContentFormat: bootstrapv1.FileContentFormatTemplate,
+		ContentFrom: bootstrapv1.FileSource{Secret: bootstrapv1.SecretFileSource{Name: "tmpl", Key: "bad"}}})
+	createMachine(t, ns, "loop", worker, loop)
+	createMachine(t, ns, "leak", worker, leak)
+	createMachine(t, ns, "fine", worker, testSpec(worker, true))
+
+	ctx := context.Background()
+	field := func(c *bootstrapv1.KubeadmConfig, f string) string {
+		return fmt.Sprintf("spec.files[%d].%s", len(c.Spec.Files)-1, f)
+	}
+	for name, want := range map[string]struct{ field, msg string }{
+		"loop": {"content", " runs "}, // more than N steps, or longer than 2s: whichever comes first
+		"leak": {"contentFrom.secret", "template line 2: cannot be parsed"},
+	} {
+		c := waitForDataFailure(t, ns, name)
+		msg := conditions.Get(c, bootstrapv1.KubeadmConfigDataSecretAvailableCondition).Message
+		if !hasProblem(msg, field(c, want.field)) || !strings.Contains(msg, want.msg) {
+			t.Errorf("%s: DataSecretAvailable %q; want %s: ...%s", name, msg, field(c, want.field), want.msg)
+		}
+		if _, err := getSecret(ctx, ns, name); !apierrors.IsNotFound(err) {
+			t.Errorf("%s: a data Secret was written (err %v)", name, err)
+		}
+		checkNotLeaked(t, marker, ns, c)
+	}
+	eventually(t, 30*time.Second, "the data Secret of the valid config", func() (bool, error) {
+		_, err := getSecret(ctx, ns, "fine")
+		return err == nil, client.IgnoreNotFound(err)
+	})
+	before := reconciles.patches.Load()
+	time.Sleep(3 * time.Second)
+	if n := reconciles.patches.Load() - before; n > 2 {
+		t.Errorf("%d status patches in 3s after the terminal errors: a retry loop", n)
 	}
 }

@@ -1,6 +1,7 @@
 package ignition
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -21,11 +22,22 @@ func BenchmarkRenderIgnition(b *testing.B) {
 	v3 := res.Options
 	v3.Version = "3.4.0"
 	v3.AdditionalConfig = nil // the vector's additional config is a CLC, legacy-only.
+	// The legacy dialect keeps the transpiled additionalConfig of the last
+	// few distinct configs (every Machine of a MachineDeployment carries its
+	// template's); -uncached gives each render a config of its own, with a
+	// comment that changes its bytes but not what it says.
+	uncached, n := res.Options, 0
 	for _, c := range []struct {
 		name string
 		run  func() ([]byte, error)
 	}{
 		{"nodeboot-legacy", func() ([]byte, error) { out, err := p.Render(res.Plan, res.Options); return outData(out), err }},
+		{"nodeboot-legacy-uncached", func() ([]byte, error) {
+			n++
+			uncached.AdditionalConfig = fmt.Appendf(append([]byte(nil), res.Options.AdditionalConfig...), "\n# %d\n", n)
+			out, err := p.Render(res.Plan, uncached)
+			return outData(out), err
+		}},
 		{"nodeboot-v3", func() ([]byte, error) { out, err := p.Render(res.Plan, v3); return outData(out), err }},
 		{"cabpk", func() ([]byte, error) { return cabpkRender(res) }},
 	} {

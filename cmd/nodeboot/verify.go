@@ -1,0 +1,378 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/controllers"
+	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// Bounds of one verify run: objects held per kind, and parallel renders.
+const (
+	verifyMaxObjects = 200000
+	verifyMaxWorkers = 64
+)
+
+type verifyFlags struct {
+	kubeconfig, context, namespace, output string
+	allNamespaces, unified, strict         bool
+	workers                                int
+	timeout                                time.Duration
+	addons                                 addonsctrl.ExtensionOptions
+}
+
+func (f *verifyFlags) add(fs *flag.FlagSet) {
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the management cluster (default: $KUBECONFIG or ~/.kube/config)")
+	fs.StringVar(&f.context, "context", "", "kubeconfig context to use (default: the current context)")
+	fs.StringVar(&f.namespace, "n", "", "namespace to verify (default: the context's namespace)")
+	fs.StringVar(&f.namespace, "namespace", "", "same as -n")
+	fs.BoolVar(&f.allNamespaces, "all-namespaces", false, "verify the KubeadmConfigs of every namespace")
+	fs.BoolVar(&f.allNamespaces, "A", false, "same as --all-namespaces")
+	fs.StringVar(&f.output, "o", "table", "output: table (one line per KubeadmConfig) or json")
+	fs.BoolVar(&f.unified, "diff", false, "print a unified diff of the decoded data of every config that differs, with private keys, tokens and passwords redacted")
+	fs.BoolVar(&f.strict, "strict", false, "render as a manager running with --strict does")
+	fs.IntVar(&f.workers, "workers", runtime.GOMAXPROCS(0), "configs rendered in parallel (1 to 64)")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "give up after this long")
+	fs.IntVar(&f.addons.MaxBytes, "addons-max-bytes", 16384, "the manager's --addons-max-bytes")
+	fs.BoolVar(&f.addons.Compress, "addons-compress", true, "the manager's --addons-compress")
+}
+
+// verifyRow is the outcome for one KubeadmConfig.
+type verifyRow struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Result is identical, differs, cannot render, skipped or error.
+	Result string `json:"result"`
+	// Details are the lines after the result: the first differing line, the
+	// field-path errors, why it was skipped.
+	Details  []string `json:"details,omitempty"`
+	Diff     string   `json:"diff,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+type verifySummary struct {
+	Identical    int `json:"identical"`
+	Compared     int `json:"compared"`
+	Differs      int `json:"differs"`
+	CannotRender int `json:"cannotRender"`
+	Errors       int `json:"errors"`
+	Skipped      int `json:"skipped"`
+}
+
+func (s verifySummary) ok() bool { return s.Differs+s.CannotRender+s.Errors == 0 }
+
+func (s verifySummary) String() string {
+	out := fmt.Sprintf("identical: %d/%d", s.Identical, s.Compared)
+	if s.Skipped > 0 {
+		out += fmt.Sprintf(", skipped: %d", s.Skipped)
+	}
+	return out
+}
+
+// verify rebuilds, from a live management cluster, every KubeadmConfig that
+// has bootstrap data, with the controller's own build code, and compares it
+// with the stored Secret. It only reads: list calls, one per kind.
+func verify(args []string, stdout, stderr io.Writer) int {
+	var f verifyFlags
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f.add(fs)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "nodeboot verify: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	case f.output != "table" && f.output != "json":
+		fmt.Fprintf(stderr, "nodeboot verify: -o must be table or json\n")
+		return 2
+	case f.allNamespaces && f.namespace != "":
+		fmt.Fprintf(stderr, "nodeboot verify: -n and --all-namespaces exclude each other\n")
+		return 2
+	case f.workers < 1 || f.workers > verifyMaxWorkers:
+		fmt.Fprintf(stderr, "nodeboot verify: --workers must be between 1 and %d\n", verifyMaxWorkers)
+		return 2
+	case f.addons.MaxBytes < 0:
+		fmt.Fprintf(stderr, "nodeboot verify: --addons-max-bytes must not be negative\n")
+		return 2
+	case f.timeout <= 0:
+		fmt.Fprintf(stderr, "nodeboot verify: --timeout must be positive\n")
+		return 2
+	}
+	cfg, ns, err := restConfig(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "nodeboot verify: kubeconfig: %v\n", err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), f.timeout)
+	defer cancel()
+	rows, sum, err := verifyCluster(ctx, cfg, ns, f, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "nodeboot verify: %s\n", describeAccessError(err, cfg.Host))
+		return 1
+	}
+	if f.output == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(struct {
+			Items   []verifyRow   `json:"items"`
+			Summary verifySummary `json:"summary"`
+		}{rows, sum}); err != nil {
+			fmt.Fprintf(stderr, "nodeboot verify: %v\n", err)
+			return 1
+		}
+	} else {
+		for _, r := range rows {
+			ref := "KubeadmConfig " + r.Namespace + "/" + r.Name
+			for _, w := range r.Warnings {
+				fmt.Fprintln(stderr, w)
+			}
+			if len(r.Details) == 0 {
+				fmt.Fprintf(stdout, "%s: %s\n", ref, r.Result)
+			}
+			for _, d := range r.Details {
+				fmt.Fprintf(stdout, "%s: %s\n", ref, d)
+			}
+			fmt.Fprint(stdout, r.Diff)
+		}
+		fmt.Fprintln(stdout, sum)
+	}
+	if !sum.ok() {
+		return 1
+	}
+	return 0
+}
+
+// restConfig loads the kubeconfig as kubectl does; ns is the namespace to
+// verify, "" for all.
+func restConfig(f verifyFlags) (*rest.Config, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if f.kubeconfig != "" {
+		rules.ExplicitPath = f.kubeconfig
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	// One slow response must not hold the run; lists are paged.
+	cfg.Timeout = time.Minute
+	cfg.QPS, cfg.Burst = 50, 100
+	if f.allNamespaces {
+		return cfg, "", nil
+	}
+	ns := f.namespace
+	if ns == "" {
+		if ns, _, err = cc.Namespace(); err != nil {
+			return nil, "", err
+		}
+	}
+	return cfg, ns, nil
+}
+
+func verifyScheme() (*kruntime.Scheme, error) {
+	s := kruntime.NewScheme()
+	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme, addonsv1.AddToScheme} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// verifyCluster reads the cluster and verifies every config; an error is a
+// failure to read at all (no access, unreachable), not a config's outcome.
+func verifyCluster(ctx context.Context, cfg *rest.Config, ns string, f verifyFlags, stderr io.Writer) ([]verifyRow, verifySummary, error) {
+	var sum verifySummary
+	scheme, err := verifyScheme()
+	if err != nil {
+		return nil, sum, err
+	}
+	live, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, sum, err
+	}
+	reader := controllers.NewListReader(live, scheme, ns, verifyMaxObjects)
+	// The kinds every config needs are listed before any work, so missing
+	// access is one clear line instead of one per config.
+	if err := reader.Preload(ctx, &bootstrapv1.KubeadmConfig{}, &clusterv1.Cluster{}, &clusterv1.Machine{},
+		&clusterv1.MachinePool{}, &corev1.Secret{}, &bootstrapv1.KubeadmConfigTemplate{}); err != nil {
+		return nil, sum, err
+	}
+	rb := &controllers.Rebuilder{Reader: reader, Strict: f.strict}
+	// As the manager: the add-on extension only when the API is served.
+	gvk := addonsv1.GroupVersion.WithKind("FirstBootAddon")
+	if _, err := live.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+		if err := reader.Preload(ctx, &addonsv1.FirstBootAddon{}); err != nil {
+			return nil, sum, err
+		}
+		rb.Extensions = []controllers.Extension{addonsctrl.NewExtension(reader, f.addons)}
+	} else if !meta.IsNoMatchError(err) {
+		return nil, sum, fmt.Errorf("look up the FirstBootAddon API: %w", err)
+	}
+	var list bootstrapv1.KubeadmConfigList
+	if err := reader.List(ctx, &list); err != nil {
+		return nil, sum, err
+	}
+	configs := list.Items
+	sort.Slice(configs, func(i, j int) bool {
+		if configs[i].Namespace != configs[j].Namespace {
+			return configs[i].Namespace < configs[j].Namespace
+		}
+		return configs[i].Name < configs[j].Name
+	})
+	scope := "namespace " + ns
+	if ns == "" {
+		scope = "all namespaces"
+	}
+	fmt.Fprintf(stderr, "nodeboot verify: %d KubeadmConfigs in %s\n", len(configs), scope)
+
+	rows := make([]verifyRow, len(configs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done, step := 0, max(len(configs)/10, 1)
+	for range min(f.workers, max(len(configs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				rows[i] = verifyOne(ctx, rb, reader, &configs[i], f.unified)
+				mu.Lock()
+				done++
+				if done%step == 0 || done == len(configs) {
+					fmt.Fprintf(stderr, "nodeboot verify: %d/%d rendered\n", done, len(configs))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range configs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, sum, fmt.Errorf("gave up after --timeout: %w", err)
+	}
+	for _, r := range rows {
+		switch r.Result {
+		case "identical":
+			sum.Identical++
+		case "differs":
+			sum.Differs++
+		case "cannot render":
+			sum.CannotRender++
+		case "skipped":
+			sum.Skipped++
+		default:
+			sum.Errors++
+		}
+	}
+	sum.Compared = len(rows) - sum.Skipped
+	return rows, sum, nil
+}
+
+// verifyOne rebuilds one config and compares it with its Secret.
+func verifyOne(ctx context.Context, rb *controllers.Rebuilder, reader client.Reader, cfg *bootstrapv1.KubeadmConfig, unified bool) verifyRow {
+	row := verifyRow{Namespace: cfg.Namespace, Name: cfg.Name}
+	ref := configRef(cfg)
+	fail := func(result string, lines ...string) verifyRow {
+		row.Result = result
+		for _, l := range lines {
+			row.Details = append(row.Details, result+": "+l)
+		}
+		return row
+	}
+	built, err := rb.Rebuild(ctx, cfg, controllers.RebuildOptions{})
+	if errors.Is(err, controllers.ErrSkipped) {
+		row.Result, row.Details = "skipped", []string{err.Error()}
+		return row
+	}
+	s := &corev1.Secret{}
+	if gerr := reader.Get(ctx, client.ObjectKey{Namespace: cfg.Namespace, Name: cfg.Status.DataSecretName}, s); gerr != nil {
+		if apierrors.IsNotFound(gerr) {
+			return fail("error", fmt.Sprintf("status.dataSecretName: Secret %s/%s not found", cfg.Namespace, cfg.Status.DataSecretName))
+		}
+		return fail("error", gerr.Error())
+	}
+	stored, storedFormat, serr := bootstrapData(s)
+	if serr != nil {
+		return fail("error", serr.Error())
+	}
+	secretName := "Secret " + s.Namespace + "/" + s.Name
+	var c dataComparison
+	var out *provisioning.Output
+	if err == nil {
+		out = built.Output
+		c = compareData(ref, secretName, stored, storedFormat, out.Data, out.Format, unified)
+	}
+	if (err != nil || !c.identical) && built != nil && built.MayBeInit {
+		// Rendered before the control plane was initialized, CABPK's data
+		// is an init's: compare with that too and keep the closer one.
+		asInit, ierr := rb.Rebuild(ctx, cfg, controllers.RebuildOptions{AsInit: true})
+		switch {
+		case ierr == nil:
+			ci := compareData(ref, secretName, stored, storedFormat, asInit.Output.Data, asInit.Output.Format, unified)
+			if err != nil || ci.identical || ci.agree > c.agree {
+				c, out, err = ci, asInit.Output, nil
+			}
+		case errors.Is(err, bootstrap.ErrNoBootstrapToken):
+			// An init has no token: the init's own problem is the one to show.
+			err = ierr
+		}
+	}
+	if err != nil {
+		return fail("cannot render", problemLines(withRef(ref, err))...)
+	}
+	row.Warnings = warningLines(ref, out.Warnings)
+	if c.identical {
+		row.Result = "identical"
+		return row
+	}
+	row.Result, row.Details, row.Diff = "differs", c.details, c.unified
+	return row
+}
+
+// describeAccessError turns a failure to read the cluster into one line
+// that says what to do; API errors name the resource and user, never data.
+func describeAccessError(err error, host string) string {
+	switch {
+	case apierrors.IsForbidden(err):
+		return err.Error() + " (bind the ClusterRole in config/rbac/verify-role.yaml)"
+	case apierrors.IsUnauthorized(err):
+		return err.Error() + " (the kubeconfig's credentials were refused)"
+	case errors.Is(err, context.DeadlineExceeded):
+		return err.Error()
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return err.Error()
+	}
+	return fmt.Sprintf("cannot reach the API server at %s: %v", host, err)
+}

@@ -1,0 +1,46 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+
+	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+)
+
+// store saves what the data refers to (bootstrap.Result.Secrets, such as
+// add-ons the node fetches), then the data Secret, then the conditions the
+// build asked for. The referenced Secrets go first: data must never point
+// at something that does not exist yet.
+func (r *Reconciler) store(ctx context.Context, s *scope, data *bootstrapData) error {
+	for _, sec := range data.result.Secrets {
+		sec = sec.DeepCopy()
+		sec.OwnerReferences = []metav1.OwnerReference{controllerRef(s.config)}
+		if err := r.Client.Create(ctx, sec); err != nil {
+			if !apierrors.IsAlreadyExists(err) {
+				return fmt.Errorf("create Secret %s: %w", klog.KObj(sec), err)
+			}
+			// Whoever built the data checked that an existing Secret of
+			// this name is this config's; the update keeps its credential.
+			if err := r.Client.Update(ctx, sec); err != nil {
+				return fmt.Errorf("update Secret %s: %w", klog.KObj(sec), err)
+			}
+		}
+	}
+	if err := r.storeData(ctx, s, data.output); err != nil {
+		return err
+	}
+	fetched := false
+	for _, c := range data.result.Conditions {
+		conditions.Set(s.config, c)
+		fetched = fetched || c.Type == nodebootv1.AddonsFetchedCondition
+	}
+	if !fetched {
+		conditions.Delete(s.config, nodebootv1.AddonsFetchedCondition)
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package report
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// The credential Secret of a KubeadmConfig.
+const (
+	CredentialSecretType corev1.SecretType = "nodeboot.dev/bootstrap-report"
+	CredentialKey                          = "token"
+	credentialSuffix                       = ".nodeboot-report"
+)
+
+// CredentialSecretName names the Secret holding a config's report
+// credential.
+func CredentialSecretName(config string) string {
+	if len(config)+len(credentialSuffix) <= 253 {
+		return config + credentialSuffix
+	}
+	sum := sha256.Sum256([]byte(config))
+	return config[:253-len(credentialSuffix)-9] + "-" + hex.EncodeToString(sum[:4]) + credentialSuffix
+}
+
+// NewCredentialSecret is a fresh credential for config (256 random bits),
+// controlled by it, to be saved before the bootstrap data that embeds it;
+// new data gets a new one, so an old node's credential stops working.
+func NewCredentialSecret(config *bootstrapv1.KubeadmConfig, cluster string) (*corev1.Secret, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, fmt.Errorf("bootstrap report credential: %w", err)
+	}
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: CredentialSecretName(config.Name), Namespace: config.Namespace,
+			Labels: map[string]string{clusterv1.ClusterNameLabel: cluster},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: bootstrapv1.GroupVersion.String(), Kind: "KubeadmConfig",
+				Name: config.Name, UID: config.UID, Controller: ptr.To(true)}},
+		},
+		Type: CredentialSecretType,
+		Data: map[string][]byte{CredentialKey: []byte(base64.RawURLEncoding.EncodeToString(b))},
+	}, nil
+}
+
+// SaveCredential creates or replaces the config's credential Secret.
+func SaveCredential(ctx context.Context, c client.Client, s *corev1.Secret) error {
+	if err := c.Create(ctx, s); err != nil {
+		if !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create Secret %s/%s: %w", s.Namespace, s.Name, err)
+		}
+		if err := c.Update(ctx, s); err != nil {
+			return fmt.Errorf("update Secret %s/%s: %w", s.Namespace, s.Name, err)
+		}
+	}
+	return nil
+}
+
+var redactions = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	// PEM private keys, whole blocks and cut-off ones.
+	{regexp.MustCompile(`(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|\z)`), "[redacted private key]"},
+	// kubeadm bootstrap tokens and certificate keys.
+	{regexp.MustCompile(`\b[a-z0-9]{6}\.[a-z0-9]{16}\b`), "[redacted token]"},
+	{regexp.MustCompile(`(?i)(--certificate-key[= ]+)[a-f0-9]{64}`), "${1}[redacted]"},
+	// Bearer credentials and key=value secrets.
+	{regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+`), "${1}[redacted]"},
+	{regexp.MustCompile(`(?i)((?:password|passwd|token|secret)["']?\s*[:=]\s*["']?)[^\s"',]+`), "${1}[redacted]"},
+}
+
+// Redact removes what looks like a key, token or password from node
+// output, and keeps its last MaxLogLines lines. The node redacts before
+// sending; this is the second line of defence, for Events and conditions.
+func Redact(log string) string {
+	// Redact before cutting: a key block cut at its BEGIN line would no
+	// longer be recognised.
+	out := strings.ToValidUTF8(log, "?")
+	for _, r := range redactions {
+		out = r.re.ReplaceAllString(out, r.with)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) > MaxLogLines {
+		lines = lines[len(lines)-MaxLogLines:]
+	}
+	return strings.Join(lines, "\n")
+}

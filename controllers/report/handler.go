@@ -1,0 +1,334 @@
+// Package report is the management side of bootstrap observability: an
+// HTTPS endpoint where a node reports its first boot (started, succeeded,
+// or failed with the step, exit code and redacted output), authenticated by
+// a credential of its own KubeadmConfig, turned into a NodeBootstrapped
+// condition and an Event on that KubeadmConfig.
+//
+// The node side (the reporter in the bootstrap data) and the manager's
+// flags are not wired yet: nothing renders a credential into bootstrap data
+// today, so the endpoint has nothing to accept until they are.
+package report
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Path prefixes the endpoint: POST Path<namespace>/<KubeadmConfig> with
+// "Authorization: Bearer <credential>" and a JSON Report body.
+const Path = "/nodeboot/v1/report/"
+
+// Limits of one report.
+const (
+	// MaxBody caps a report's body.
+	MaxBody = 64 << 10
+	// MaxLogLines is how much of the failed step's output a report keeps.
+	MaxLogLines = 50
+	// maxMessage keeps the condition message short (the log goes to the Event).
+	maxMessage = 512
+	// maxEvent keeps the Event within what the API server accepts.
+	maxEvent = 1000
+)
+
+// Phases a node reports, in the order a boot goes through them.
+const (
+	PhaseStarted   = "started"
+	PhaseSucceeded = "succeeded"
+	PhaseFailed    = "failed"
+)
+
+// Condition and reasons on the KubeadmConfig.
+const (
+	NodeBootstrappedCondition = "NodeBootstrapped"
+	PendingReason             = "Pending"
+	RunningReason             = "Running"
+	SucceededReason           = "Succeeded"
+	FailedReason              = "Failed"
+)
+
+// Report is what a node sends.
+type Report struct {
+	// Phase is started, succeeded or failed.
+	Phase string `json:"phase"`
+	// Step names the failed step: bootCommands[i], preKubeadmCommands[i],
+	// kubeadm or postKubeadmCommands[i].
+	Step string `json:"step,omitempty"`
+	// ExitCode of the failed step.
+	ExitCode *int `json:"exitCode,omitempty"`
+	// Log is the tail of the failed step's output, redacted on the node and
+	// again here.
+	Log string `json:"log,omitempty"`
+}
+
+var (
+	dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
+	stepName     = regexp.MustCompile(`^((bootCommands|preKubeadmCommands|postKubeadmCommands)\[[0-9]{1,4}\]|kubeadm)$`)
+)
+
+// validate checks a decoded report; messages name fields, never values.
+func (r *Report) validate() error {
+	switch r.Phase {
+	case PhaseStarted, PhaseSucceeded:
+		if r.Step != "" || r.ExitCode != nil || r.Log != "" {
+			return errors.New("step, exitCode and log are only for a failed report")
+		}
+	case PhaseFailed:
+		if !stepName.MatchString(r.Step) {
+			return errors.New("step must be bootCommands[i], preKubeadmCommands[i], kubeadm or postKubeadmCommands[i]")
+		}
+		if r.ExitCode == nil || *r.ExitCode < 0 || *r.ExitCode > 255 {
+			return errors.New("exitCode must be 0 to 255")
+		}
+	default:
+		return errors.New("phase must be started, succeeded or failed")
+	}
+	return nil
+}
+
+// Handler accepts node reports. Credentials live in the config's
+// CredentialSecret; a report changes the config's NodeBootstrapped
+// condition only forward (a replay, or anything after success, changes
+// nothing) and is rate limited per config.
+type Handler struct {
+	// Reader reads credential Secrets and KubeadmConfigs (uncached: a
+	// report is rare and must see a credential written a moment ago).
+	Reader client.Reader
+	// Client patches the KubeadmConfig's status.
+	Client client.Client
+	// Recorder, when set, gets a Warning Event with the redacted log of a
+	// failed boot and a Normal one on success.
+	Recorder record.EventRecorder
+	// Rate and Burst limit reports per config; defaults 1/s and 10.
+	Rate  rate.Limit
+	Burst int
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+
+	mu       sync.Mutex
+	limiters map[string]*limiter
+}
+
+type limiter struct {
+	*rate.Limiter
+	last time.Time
+}
+
+// maxLimiters bounds the per-config limiter table; idle ones are dropped.
+const maxLimiters = 100000
+
+func (h *Handler) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// allow takes one report from key's budget.
+func (h *Handler) allow(key string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	if h.limiters == nil {
+		h.limiters = map[string]*limiter{}
+	}
+	l, ok := h.limiters[key]
+	if !ok {
+		if len(h.limiters) >= maxLimiters {
+			for k, v := range h.limiters {
+				if now.Sub(v.last) > 10*time.Minute {
+					delete(h.limiters, k)
+				}
+			}
+			if len(h.limiters) >= maxLimiters {
+				return false
+			}
+		}
+		r, b := h.Rate, h.Burst
+		if r == 0 {
+			r = 1
+		}
+		if b == 0 {
+			b = 10
+		}
+		l = &limiter{Limiter: rate.NewLimiter(r, b)}
+		h.limiters[key] = l
+	}
+	l.last = now
+	return l.AllowN(now, 1)
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, Path)
+	ns, name, two := strings.Cut(rest, "/")
+	token, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || !two || len(ns) > 63 || !dnsSubdomain.MatchString(ns) || !dnsSubdomain.MatchString(name) || !bearer || token == "" {
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	}
+	key := client.ObjectKey{Namespace: ns, Name: name}
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	switch err := h.authenticate(ctx, key, token); {
+	case errors.Is(err, errUnauthorized):
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	case err != nil:
+		ctrl.LoggerFrom(ctx).Error(err, "bootstrap report: cannot read the credential", "KubeadmConfig", key.String())
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	// Limited after authentication, so that strangers cannot use up a
+	// node's budget.
+	if !h.allow(key.String()) {
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "too many reports", http.StatusTooManyRequests)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
+	if err != nil {
+		http.Error(w, "cannot read the report", http.StatusBadRequest)
+		return
+	}
+	if len(body) > MaxBody {
+		http.Error(w, "report larger than "+strconv.Itoa(MaxBody)+" bytes", http.StatusRequestEntityTooLarge)
+		return
+	}
+	var rep Report
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil || dec.More() {
+		http.Error(w, "the report is not a JSON report object", http.StatusBadRequest)
+		return
+	}
+	if err := rep.validate(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	changed, err := h.record(ctx, key, &rep)
+	if err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "bootstrap report: cannot record", "KubeadmConfig", key.String())
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+		return
+	}
+	if !changed {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+}
+
+var errUnauthorized = errors.New("unauthorized")
+
+// authenticate compares the credential with the config's, in constant time.
+func (h *Handler) authenticate(ctx context.Context, key client.ObjectKey, token string) error {
+	s := &corev1.Secret{}
+	err := h.Reader.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: CredentialSecretName(key.Name)}, s)
+	if apierrors.IsNotFound(err) {
+		return errUnauthorized
+	}
+	if err != nil {
+		return err
+	}
+	want := s.Data[CredentialKey]
+	c := metav1.GetControllerOf(s)
+	if s.Type != CredentialSecretType || len(want) == 0 || c == nil || c.Kind != "KubeadmConfig" || c.Name != key.Name ||
+		subtle.ConstantTimeCompare(want, []byte(token)) != 1 {
+		return errUnauthorized
+	}
+	return nil
+}
+
+// record moves the condition forward; it reports whether anything changed.
+func (h *Handler) record(ctx context.Context, key client.ObjectKey, rep *Report) (bool, error) {
+	config := &bootstrapv1.KubeadmConfig{}
+	if err := h.Reader.Get(ctx, key, config); err != nil {
+		return false, err
+	}
+	want := condition(rep)
+	cur := conditions.Get(config, NodeBootstrappedCondition)
+	if cur != nil && (cur.Reason == SucceededReason || cur.Reason == want.Reason && cur.Message == want.Message ||
+		cur.Reason == FailedReason && want.Reason == RunningReason) {
+		// Success is final; a replay is a no-op; a late "started" after a
+		// failure (retries are out of order) does not hide the failure.
+		return false, nil
+	}
+	orig := config.DeepCopy()
+	conditions.Set(config, want)
+	if err := h.Client.Status().Patch(ctx, config, client.MergeFrom(orig)); err != nil {
+		return false, err
+	}
+	if h.Recorder != nil {
+		switch want.Reason {
+		case FailedReason:
+			msg := want.Message
+			if rep.Log != "" {
+				msg += "\n" + Redact(rep.Log)
+			}
+			if len(msg) > maxEvent {
+				msg = strings.ToValidUTF8(msg[:maxEvent-3], "") + "..."
+			}
+			h.Recorder.Event(config, corev1.EventTypeWarning, "BootstrapFailed", msg)
+		case SucceededReason:
+			h.Recorder.Event(config, corev1.EventTypeNormal, "BootstrapSucceeded", want.Message)
+		}
+	}
+	return true, nil
+}
+
+// condition is what a report says about the node.
+func condition(rep *Report) metav1.Condition {
+	c := metav1.Condition{Type: NodeBootstrappedCondition}
+	switch rep.Phase {
+	case PhaseStarted:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, RunningReason, "the node started bootstrapping"
+	case PhaseSucceeded:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, SucceededReason, "the node bootstrapped"
+	default:
+		msg := fmt.Sprintf("%s exited %d", rep.Step, *rep.ExitCode)
+		if last := lastLine(Redact(rep.Log)); last != "" {
+			msg += ": " + last
+		}
+		if len(msg) > maxMessage {
+			msg = strings.ToValidUTF8(msg[:maxMessage-3], "") + "..."
+		}
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, FailedReason, msg
+	}
+	return c
+}
+
+// lastLine is the last non-blank line of a log, printable characters only.
+func lastLine(log string) string {
+	lines := strings.Split(strings.TrimRight(log, "\n "), "\n")
+	l := strings.TrimSpace(lines[len(lines)-1])
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, l)
+}

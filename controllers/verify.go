@@ -1,0 +1,128 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util"
+	"sigs.k8s.io/cluster-api/util/annotations"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// Reasons a stored KubeadmConfig is not rebuilt. All of them match ErrSkipped.
+var (
+	ErrSkipped     = errors.New("skipped")
+	ErrNoData      = fmt.Errorf("%w: no data yet (status.dataSecretName is empty)", ErrSkipped)
+	ErrNoOwner     = fmt.Errorf("%w: no Machine or MachinePool owner reference", ErrSkipped)
+	ErrOwnerGone   = fmt.Errorf("%w: owner gone", ErrSkipped)
+	ErrClusterGone = fmt.Errorf("%w: Cluster gone", ErrSkipped)
+	ErrPaused      = fmt.Errorf("%w: paused", ErrSkipped)
+	ErrDeleting    = fmt.Errorf("%w: being deleted", ErrSkipped)
+)
+
+// Rebuilder renders the bootstrap data of KubeadmConfigs that already have
+// it, from the objects Reader returns, with the reconciler's own build
+// (buildData): the same owner, Cluster, control-plane version, certificate,
+// contentFrom/passwdFrom and template look-ups, the same extensions. It is
+// what `nodeboot verify` compares stored Secrets with.
+//
+// It cannot write: the reconciler it drives gets a client whose writes fail,
+// certificates that are missing are reported instead of generated, and a
+// join without a token is reported instead of getting one.
+type Rebuilder struct {
+	// Reader reads the management cluster; a ListReader keeps it to list calls.
+	Reader client.Reader
+	// Extensions run as in the manager (the add-on extension when the
+	// FirstBootAddon API is served).
+	Extensions []Extension
+	// Strict is the manager's --strict flag.
+	Strict bool
+}
+
+// RebuildOptions adjust one rebuild.
+type RebuildOptions struct {
+	// AsInit renders a control-plane Machine's config as the first control
+	// plane even though its Cluster is initialized now. Which role CABPK
+	// rendered is decided by ControlPlaneInitialized at the time, which the
+	// live objects no longer show once the init node came up.
+	AsInit bool
+}
+
+// Rebuilt is a rendered stored config.
+type Rebuilt struct {
+	Output *provisioning.Output
+	Role   provisioning.Role
+	// MayBeInit tells that the config belongs to a control-plane Machine of
+	// an initialized Cluster: its data may have been rendered for kubeadm
+	// init (RebuildOptions.AsInit) rather than for a control-plane join.
+	MayBeInit bool
+}
+
+// Rebuild renders config again. Configs the reconciler would not touch, or
+// that have no data, return an error matching ErrSkipped; anything else that
+// fails is what the reconciler would have reported (field paths, never
+// values), with a Rebuilt that has no Output when the build itself failed.
+func (b *Rebuilder) Rebuild(ctx context.Context, config *bootstrapv1.KubeadmConfig, opts RebuildOptions) (*Rebuilt, error) {
+	if config.Status.DataSecretName == "" {
+		return nil, ErrNoData
+	}
+	if !config.DeletionTimestamp.IsZero() {
+		return nil, ErrDeleting
+	}
+	ro := readOnlyClient{Reader: b.Reader}
+	r := &Reconciler{Client: ro, SecretCachingClient: ro, APIReader: b.Reader, Extensions: b.Extensions, Strict: b.Strict}
+	owner, err := r.getOwner(ctx, config)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("%w: %s", ErrOwnerGone, ownerRefs(config))
+		}
+		return nil, fmt.Errorf("get owner of KubeadmConfig %s: %w", klog.KObj(config), err)
+	}
+	if owner == nil {
+		return nil, ErrNoOwner
+	}
+	cluster, err := util.GetClusterByName(ctx, ro, config.Namespace, owner.clusterName())
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("%w: Cluster %s", ErrClusterGone, klog.KRef(config.Namespace, owner.clusterName()))
+		}
+		return nil, fmt.Errorf("get Cluster %s: %w", klog.KRef(config.Namespace, owner.clusterName()), err)
+	}
+	if annotations.IsPaused(cluster, config) {
+		return nil, fmt.Errorf("%w: Cluster %s or KubeadmConfig %s", ErrPaused, klog.KObj(cluster), klog.KObj(config))
+	}
+	initialized := conditions.IsTrue(cluster, clusterv1.ClusterControlPlaneInitializedCondition)
+	out := &Rebuilt{MayBeInit: initialized && owner.isControlPlaneMachine()}
+	if opts.AsInit && out.MayBeInit {
+		cluster = cluster.DeepCopy()
+		conditions.Set(cluster, metav1.Condition{
+			Type: clusterv1.ClusterControlPlaneInitializedCondition, Status: metav1.ConditionFalse, Reason: "Rebuilding",
+		})
+	}
+	s := &scope{config: config.DeepCopy(), owner: owner, cluster: cluster, rebuild: true}
+	data, err := r.buildData(ctx, s, r.newSecretGetter())
+	if err != nil {
+		// MayBeInit still tells whether an init rebuild is worth a try.
+		return out, err
+	}
+	out.Output, out.Role = data.output, data.result.Plan.Role
+	return out, nil
+}
+
+func ownerRefs(config *bootstrapv1.KubeadmConfig) string {
+	for _, ref := range config.OwnerReferences {
+		if ref.Kind == "Machine" || ref.Kind == "MachinePool" {
+			return ref.Kind + " " + klog.KRef(config.Namespace, ref.Name).String() + " not found"
+		}
+	}
+	return "not found"
+}

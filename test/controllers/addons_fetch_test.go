@@ -1,0 +1,322 @@
+package controllers_test
+
+import (
+	"context"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/cluster-api/util/kubeconfig"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/nodeboot/nodeboot/addons"
+	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/bootstrap"
+	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
+	"github.com/nodeboot/nodeboot/internal/testenv"
+)
+
+// TestAddonsFetchFallback is issue 15's fallback end to end, with real parts
+// only: a Cluster with Cluster API's default RSA-2048 certificates (the
+// reconciler generates them, as CABPK does), Flannel and NodeLocal DNSCache,
+// and an Ignition v3 init node, whose data with the add-ons inline exceeds
+// EC2's 16 KiB. The manager, with --addons-fetch-url set, takes the fallback
+// on its own: the data fits, the KubeadmConfig says AddonsFetched, the
+// manifests are in a fetch Secret it owns. The real Ignition engine applies
+// the data; the node's apply step, run from what Ignition wrote, fetches the
+// manifests over TLS from the manager's fetch endpoint (trusting only the CA
+// in the data), verifies each sha256 and applies them to a real API server.
+// A manifest changed in the Secret afterwards is refused and nothing of it
+// is applied. Beside it, the same node on a Cluster annotated with a 64 KiB
+// budget keeps its add-ons inline, and one with a budget annotation that is
+// no number of bytes gets a condition naming the annotation.
+func TestAddonsFetchFallback(t *testing.T) {
+	ignitionApply := testenv.Tool(t, "ignition-apply")
+	testenv.RequireRoot(t)
+	assets := testenv.KubebuilderAssets(t)
+	ctx := context.Background()
+	ns := newNamespace(t, "addons-fetch")
+	cluster := createCluster(t, ns, clusterOptions{network: addonNetwork, labels: map[string]string{addonLabel: "standard"}})
+	for _, a := range standardAddons(ns) {
+		create(t, a)
+	}
+
+	certDir := t.TempDir()
+	ca := testenv.ServingCertificate(t, certDir)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	opts := managerAddonOptions
+	opts.Fetch = addonsctrl.FetchOptions{URL: "https://" + addr, CABundle: ca, Reader: k8s}
+	server := &addonsctrl.FetchServer{Addr: addr, CertDir: certDir, Handler: &addonsctrl.FetchHandler{Reader: k8s}}
+	budgets := map[string]string{"65536": newNamespace(t, "addons-budget"), "1e6": newNamespace(t, "addons-budget-invalid")}
+	for value, bns := range budgets {
+		c := createCluster(t, bns, clusterOptions{network: addonNetwork, labels: map[string]string{addonLabel: "standard"}})
+		c.Annotations = map[string]string{addonsctrl.AnnotationMaxBytes: value}
+		if err := k8s.Update(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range standardAddons(bns) {
+			create(t, a)
+		}
+	}
+	startManager(t, managerOptions{provider: nodeboot, addons: &opts, namespaces: []string{ns, budgets["65536"], budgets["1e6"]},
+		runnables: []manager.Runnable{server}})
+	for _, n := range []string{ns, budgets["65536"], budgets["1e6"]} {
+		createIgnitionInit(t, n)
+	}
+
+	// A Cluster whose infrastructure takes 64 KiB keeps its add-ons inline;
+	// one whose budget annotation is not a number of bytes gets a condition
+	// naming the annotation and no data.
+	inline := waitForData(t, budgets["65536"], "cp-0")
+	if n := len(inline.Data["value"]); n <= 16384 || n > 65536 {
+		t.Errorf("with a 64 KiB budget the data is %d bytes, want inline add-ons over 16 KiB", n)
+	}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: budgets["65536"], Name: addonsctrl.FetchSecretName("cp-0")}, &corev1.Secret{}); err == nil {
+		t.Error("a fetch Secret for data within its Cluster's budget")
+	}
+	bad := waitForDataFailure(t, budgets["1e6"], "cp-0")
+	if msg := conditions.Get(bad, bootstrapv1.KubeadmConfigDataSecretAvailableCondition).Message; !strings.Contains(msg, addonsctrl.AnnotationMaxBytes) || strings.Contains(msg, "1e6") {
+		t.Errorf("invalid budget annotation: condition %q must name the annotation, not its value", msg)
+	}
+
+	data := waitForData(t, ns, "cp-0")
+	if got := string(data.Data["format"]); got != "ignition" {
+		t.Fatalf("format %q", got)
+	}
+	value := data.Data["value"]
+	t.Logf("bootstrap data: %d bytes (budget %d)", len(value), opts.MaxBytes)
+	if len(value) > opts.MaxBytes {
+		t.Fatalf("bootstrap data is %d bytes, over the budget of %d", len(value), opts.MaxBytes)
+	}
+	caSecret := &corev1.Secret{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: clusterName + "-ca"}, caSecret); err != nil {
+		t.Fatal(err)
+	}
+	if !testenv.IsRSA2048(caSecret.Data["tls.key"]) {
+		t.Fatal("the generated cluster CA is not RSA-2048: the test does not measure the default")
+	}
+
+	var cond *metav1.Condition
+	eventually(t, 30*time.Second, "the AddonsFetched condition", func() (bool, error) {
+		c, err := getConfig(ctx, ns, "cp-0")
+		if err != nil {
+			return false, err
+		}
+		cond = conditions.Get(c, nodebootv1.AddonsFetchedCondition)
+		return cond != nil, nil
+	})
+	if cond.Status != metav1.ConditionTrue || cond.Reason != nodebootv1.OverBudgetReason || !strings.Contains(cond.Message, "cni, dns") {
+		t.Fatalf("AddonsFetched: %s %s %q", cond.Status, cond.Reason, cond.Message)
+	}
+	t.Logf("AddonsFetched: %s", cond.Message)
+	fetch := &corev1.Secret{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: addonsctrl.FetchSecretName("cp-0")}, fetch); err != nil {
+		t.Fatal(err)
+	}
+	if c := metav1.GetControllerOf(fetch); c == nil || c.Kind != "KubeadmConfig" || c.Name != "cp-0" || fetch.Type != addonsctrl.FetchSecretType {
+		t.Fatalf("fetch Secret: type %s, controller %v", fetch.Type, c)
+	}
+	if strings.Contains(cond.Message, string(fetch.Data[addonsctrl.FetchTokenKey])) {
+		t.Fatal("the condition carries the fetch credential")
+	}
+
+	// The node: Ignition writes the files, the bootstrap script runs the
+	// apply step after kubeadm init.
+	root := ignitionRoot(t, ignitionApply, value)
+	addonDir := filepath.Join(root, addons.DefaultDir)
+	step := applyStepOf(t, root)
+	index, err := os.ReadFile(filepath.Join(addonDir, addons.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(index)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 6 || !strings.HasPrefix(f[4], "https://"+addr+addonsctrl.FetchPath) || !strings.HasPrefix(f[5], "ca-") {
+			t.Fatalf("index line is not a fetched add-on with the serving CA: %q", addons.RedactURL(line))
+		}
+		if _, err := os.Stat(filepath.Join(addonDir, f[3])); !os.IsNotExist(err) {
+			t.Fatalf("%s is in the bootstrap data: %v", f[3], err)
+		}
+	}
+	kc := filepath.Join(t.TempDir(), "admin.conf")
+	if err := os.WriteFile(kc, kubeconfig.FromEnvTestConfig(cfg, cluster), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = k8s.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: addons.RecordNamespace, Name: addons.RecordName}})
+	})
+	pristine := copyDir(t, addonDir)
+	out, err := runStep(assets, step, addonDir, kc, 60)
+	if err != nil {
+		t.Fatalf("apply step: %v\n%s", err, out)
+	}
+	ds := &appsv1.DaemonSet{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: "kube-flannel", Name: "kube-flannel-ds"}, ds); err != nil {
+		t.Fatalf("Flannel was not applied: %v\n%s", err, out)
+	}
+	record := &corev1.ConfigMap{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: addons.RecordNamespace, Name: addons.RecordName}, record); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"cni", "dns"} {
+		if got := record.Data[name+".result"]; got != "applied" {
+			t.Errorf("%s: recorded %q", name, got)
+		}
+	}
+	if strings.Contains(out, string(fetch.Data[addonsctrl.FetchTokenKey])) {
+		t.Error("the apply step logged the fetch credential")
+	}
+
+	// A manifest changed behind the data's back: the endpoint no longer
+	// serves it under its digest, and the node applies nothing.
+	if err := k8s.Delete(ctx, ds); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range fetch.Data {
+		if k != addonsctrl.FetchTokenKey && strings.Contains(string(v), "kube-flannel-ds") {
+			fetch.Data[k] = append(v, []byte("\n# changed\n")...)
+		}
+	}
+	if err := k8s.Update(ctx, fetch); err != nil {
+		t.Fatal(err)
+	}
+	// A short deadline: the node retries a failed fetch with backoff.
+	out, err = runStep(assets, step, pristine, kc, 5)
+	if err == nil {
+		t.Fatalf("apply step succeeded with a changed manifest:\n%s", out)
+	}
+	if !strings.Contains(out, "cni: cannot fetch") {
+		t.Errorf("apply step output does not name the add-on it could not fetch:\n%s", out)
+	}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: "kube-flannel", Name: "kube-flannel-ds"}, ds); err == nil {
+		t.Error("Flannel was applied again from a changed manifest")
+	}
+}
+
+// createIgnitionInit creates the first control-plane Machine cp-0 of ns
+// and its KubeadmConfig, Ignition v3.4.0.
+func createIgnitionInit(t *testing.T, ns string) {
+	t.Helper()
+	m := &clusterv1.Machine{
+		ObjectMeta: metav1.ObjectMeta{Name: "cp-0", Namespace: ns, Labels: map[string]string{clusterv1.ClusterNameLabel: clusterName, clusterv1.MachineControlPlaneLabel: ""}},
+		Spec: clusterv1.MachineSpec{
+			ClusterName:       clusterName,
+			Version:           "v1.33.4",
+			Bootstrap:         clusterv1.Bootstrap{ConfigRef: clusterv1.ContractVersionedObjectReference{APIGroup: bootstrapv1.GroupVersion.Group, Kind: "KubeadmConfig", Name: "cp-0"}},
+			InfrastructureRef: clusterv1.ContractVersionedObjectReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "DockerMachine", Name: "cp-0"},
+		},
+	}
+	create(t, m)
+	config := &bootstrapv1.KubeadmConfig{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: "cp-0", Namespace: ns,
+			Labels:          map[string]string{clusterv1.ClusterNameLabel: clusterName},
+			Annotations:     map[string]string{bootstrap.AnnotationIgnitionVersion: "3.4.0"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: "Machine", Name: "cp-0", UID: m.UID}},
+		},
+		Spec: bootstrapv1.KubeadmConfigSpec{
+			Format:             bootstrapv1.Ignition,
+			Files:              []bootstrapv1.File{{Path: "/etc/motd", Content: "welcome", Permissions: "0644", Owner: "root:root"}},
+			PreKubeadmCommands: []string{"echo pre"},
+		},
+	}
+	create(t, config)
+}
+
+// ignitionRoot applies an Ignition config with the real engine to a fresh
+// root and returns it.
+func ignitionRoot(t *testing.T, tool string, config []byte) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, d := range []string{root, filepath.Dir(root)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "config.ign")
+	if err := os.WriteFile(file, config, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(tool, root, file).CombinedOutput(); err != nil {
+		t.Fatalf("ignition-apply: %v\n%s", err, out)
+	}
+	return root
+}
+
+// applyStepOf finds the add-on step in the bootstrap script Ignition wrote.
+func applyStepOf(t *testing.T, root string) string {
+	t.Helper()
+	want := "/bin/sh " + addons.DefaultDir + "/" + addons.ScriptFile + " "
+	var step string
+	_ = filepath.WalkDir(filepath.Join(root, "etc"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".sh") || strings.HasPrefix(p, filepath.Join(root, addons.DefaultDir)) {
+			return nil
+		}
+		raw, _ := os.ReadFile(p)
+		for _, line := range strings.Split(string(raw), "\n") {
+			if i := strings.Index(line, want); i >= 0 {
+				step = strings.TrimSpace(line[i:])
+			}
+		}
+		return nil
+	})
+	if step == "" {
+		t.Fatal("no add-on step in the bootstrap script Ignition wrote")
+	}
+	return step
+}
+
+// runStep runs the apply step as the node would, with the add-on directory
+// mapped to dir, kubectl from the envtest assets and its deadline in seconds.
+func runStep(assets, step, dir, kubeconfig string, timeout int) (string, error) {
+	step = strings.Replace(step, addons.DefaultDir+"/", dir+"/", 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", step)
+	cmd.Env = append(os.Environ(), "PATH="+assets+":"+os.Getenv("PATH"),
+		"NODEBOOT_ADDONS_KUBECONFIG="+kubeconfig, "NODEBOOT_ADDONS_TIMEOUT="+strconv.Itoa(timeout))
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// copyDir copies the regular files of dir into a new directory.
+func copyDir(t *testing.T, dir string) string {
+	t.Helper()
+	to := t.TempDir()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), raw, info.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return to
+}

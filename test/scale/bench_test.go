@@ -1,0 +1,233 @@
+package scale_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Flags both managers run with, identical so the comparison is of the
+// code: the defaults both binaries share today, spelled out so a change of
+// either default does not silently change the benchmark.
+var sharedFlags = []string{
+	"--kubeadmconfig-concurrency=100",
+	"--clustercache-concurrency=100",
+	"--kube-api-qps=100", "--kube-api-burst=200",
+	"--clustercache-client-qps=20", "--clustercache-client-burst=30",
+	// Tokens are refreshed on a clock (every TTL/3 until the node joins),
+	// so with the default 15m a slower run writes more per config for
+	// that reason alone; 3h keeps refreshes out of any run's window and
+	// writes/config a cost per config.
+	"--bootstrap-token-ttl=3h",
+	"--sync-period=10m",
+	"--feature-gates=MachinePool=true",
+}
+
+// BenchmarkManagerScale runs each provider's manager binary as its own
+// process on a fresh API server and has it bootstrap a fleet: 50 initialized
+// Clusters, each with one joining control-plane Machine and 100 worker
+// Machines, plus a MachinePool — 5,051 KubeadmConfigs. The configs exist
+// before the manager starts (as a MachineSet leaves them before creating
+// the Machines); the clock runs from the first owner Machine created to the
+// last config reporting dataSecretCreated. Tokens are written to the
+// workload clusters (here the same API server, under the manager's user).
+//
+// Reported per provider: configs/s; writes/config, every write request the
+// manager's user made from the first Machine until the system is quiet
+// again, counted from the API server's audit log; peak-RSS-MB, the
+// process's VmHWM from /proc.
+//
+//	go test ./test/scale/ -run '^$' -bench ManagerScale -benchtime 1x -timeout 60m
+//
+// NODEBOOT_SCALE_CLUSTERS shrinks the fleet for a quick look;
+// NODEBOOT_SCALE_PROFILES=DIR saves each manager's heap profile at the end
+// of the run (DIR/<provider>-heap.pprof).
+func BenchmarkManagerScale(b *testing.B) {
+	clusters := 50
+	if v := os.Getenv("NODEBOOT_SCALE_CLUSTERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 200 {
+			b.Fatalf("NODEBOOT_SCALE_CLUSTERS=%q: want 1 to 200", v)
+		}
+		clusters = n
+	}
+	for _, p := range []struct{ name, pkg string }{
+		{"nodeboot", "./cmd/manager"},
+		{"cabpk", "sigs.k8s.io/cluster-api/bootstrap/kubeadm"},
+	} {
+		b.Run(p.name, func(b *testing.B) {
+			b.StopTimer()
+			bin := binary(b, p.name+"-manager", p.pkg)
+			for range b.N {
+				runScale(b, p.name, bin, clusters)
+			}
+		})
+	}
+}
+
+func runScale(b *testing.B, provider, bin string, clusters int) {
+	const user = "scale-manager"
+	s := startAPIServer(b, user)
+	kubeconfig, userCfg := s.user(b, user)
+	f := fleet{ns: "scale", clusters: clusters, workers: 100, workload: userCfg}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	f.createClusters(b, s.k8s)
+	ms := f.machines()
+	idx := make([]int, len(ms))
+	for i := range idx {
+		idx[i] = i
+	}
+	parallel(b, 16, idx, func(i int) error { return f.createConfig(ctx, s.k8s, ms[i], i) })
+	prog := watchProgress(ctx, s.k8s, f.ns)
+
+	args := sharedFlags
+	profiles := os.Getenv("NODEBOOT_SCALE_PROFILES")
+	pprofAddr := ""
+	if profiles != "" {
+		pprofAddr = freeAddr(b)
+		args = append(append([]string{}, args...), "--profiler-address="+pprofAddr)
+	}
+	m := startProcess(b, provider, bin, kubeconfig, servingCert(b, s.dir), args...)
+	rss := sampleRSS(ctx, m)
+	m.waitReady(b)
+	rss.phase("probe")
+	// A probe config gets its data first: the caches are synced and the
+	// workload cluster connected before the clock starts.
+	probe := machine{cluster: 0, name: f.clusterName(0) + "-probe"}
+	if err := f.createConfig(ctx, s.k8s, probe, len(ms)); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.createOwner(ctx, s.k8s, probe); err != nil {
+		b.Fatal(err)
+	}
+	if _, missing := prog.waitFor([]string{probe.name}, 3*time.Minute); missing > 0 {
+		b.Fatalf("%s: the probe config got no data in 3m", provider)
+	}
+	if n := prog.count(); n != 1 {
+		b.Fatalf("%s: %d configs have data before their owners exist", provider, n)
+	}
+	time.Sleep(time.Second)
+	_, from := s.writes(b, 0)
+	reqBefore := m.requests()
+
+	names := make([]string, len(ms))
+	for i, mm := range ms {
+		names[i] = mm.name
+	}
+	rss.phase("machines")
+	b.StartTimer()
+	start := time.Now()
+	parallel(b, 16, ms, func(mm machine) error { return f.createOwner(ctx, s.k8s, mm) })
+	created := time.Since(start)
+	last, missing := prog.waitFor(names, 30*time.Minute)
+	b.StopTimer()
+	if missing > 0 {
+		b.Fatalf("%s: %d of %d configs without data after 30m", provider, missing, len(ms))
+	}
+	elapsed := last.Sub(start)
+	rss.phase("settle")
+	atDone, _ := s.writes(b, from)
+
+	// Follow-up reconciles (status after the Secret, token checks) count
+	// too: wait until the manager has written nothing for 5 seconds.
+	var events []auditEvent
+	for prev, quiet := -1, time.Now().Add(2*time.Minute); time.Now().Before(quiet); {
+		events, _ = s.writes(b, from)
+		if len(events) == prev {
+			break
+		}
+		prev = len(events)
+		time.Sleep(5 * time.Second)
+	}
+	if profiles != "" {
+		saveProfile(b, "http://"+pprofAddr+"/debug/pprof/heap", filepath.Join(profiles, provider+"-heap.pprof"))
+	}
+	reqs := m.requests()
+	if reqs == nil {
+		reqs = map[string]float64{}
+	}
+	for k, v := range reqBefore {
+		reqs[k] -= v
+	}
+	peak := m.peakRSSMB(b)
+	m.stop(b)
+	n := byUser(events)[user]
+	if n != len(events) {
+		b.Fatalf("audit log has writes of other users: %v", byUser(events))
+	}
+	b.Logf("%s: %d configs (%d Clusters); owners created in %s, all data %s after the first; peak RSS %.0f MiB (highest sampled per phase: %s); writes at done %d, settled %d: %s; client requests by method: %v",
+		provider, len(ms), clusters, created.Round(time.Millisecond), elapsed.Round(time.Millisecond), peak, rss, len(atDone), n, breakdown(events), reqs)
+	b.ReportMetric(float64(len(ms))/elapsed.Seconds(), "configs/s")
+	b.ReportMetric(float64(n)/float64(len(ms)), "writes/config")
+	b.ReportMetric(peak, "peak-RSS-MB")
+}
+
+func saveProfile(tb testing.TB, url, path string) {
+	tb.Helper()
+	resp, err := (&http.Client{Timeout: time.Minute}).Get(url)
+	if err != nil {
+		tb.Logf("profile %s: %v", url, err)
+		return
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err == nil {
+		err = os.WriteFile(path, raw, 0o644)
+	}
+	if err != nil {
+		tb.Logf("profile %s: %v", path, err)
+		return
+	}
+	tb.Log(fmt.Sprintf("heap profile: %s", path))
+}
+
+// rssSampler records the highest VmRSS seen per phase of a run, to tell
+// where the peak comes from (start-up and cache sync, or the reconciles).
+type rssSampler struct {
+	mu    sync.Mutex
+	cur   string
+	order []string
+	max   map[string]float64
+}
+
+func sampleRSS(ctx context.Context, p *process) *rssSampler {
+	s := &rssSampler{cur: "start", order: []string{"start"}, max: map[string]float64{}}
+	go func() {
+		for ctx.Err() == nil {
+			if v, err := p.status("VmRSS:"); err == nil {
+				s.mu.Lock()
+				s.max[s.cur] = max(s.max[s.cur], v)
+				s.mu.Unlock()
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	return s
+}
+
+func (s *rssSampler) phase(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cur = name
+	s.order = append(s.order, name)
+}
+
+func (s *rssSampler) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var parts []string
+	for _, n := range s.order {
+		parts = append(parts, fmt.Sprintf("%s %.0f", n, s.max[n]))
+	}
+	return strings.Join(parts, ", ")
+}
