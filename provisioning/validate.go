@@ -169,7 +169,7 @@ func validateDisks(ps *Problems, d *DiskSetup) {
 		switch part.TableType {
 		case "", "mbr", "gpt":
 		default:
-			ps.Errorf(pp()+".tableType", "must be mbr or gpt, got %q", part.TableType)
+			ps.Errorf(pp()+".tableType", "must be mbr or gpt")
 		}
 		total := int32(0)
 		for j, s := range part.DiskLayout {

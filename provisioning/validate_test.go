@@ -50,7 +50,7 @@ func TestValidate(t *testing.T) {
 		{"empty ntp server", func(p *Plan) { p.NTP = &NTP{Servers: []string{""}} }, []string{"ntp.servers[0]: must not be blank"}},
 		{"short mount", func(p *Plan) { p.Mounts = []Mount{{"/dev/sdb"}} }, []string{"mounts[0]: needs at least a device and a mount point"}},
 		{"bad table type", func(p *Plan) { p.Disks = &DiskSetup{Partitions: []Partition{{Device: "/dev/sdb", TableType: "dos"}}} },
-			[]string{`disks.partitions[0].tableType: must be mbr or gpt, got "dos"`}},
+			[]string{`disks.partitions[0].tableType: must be mbr or gpt`}},
 		{"layout over 100%", func(p *Plan) {
 			p.Disks = &DiskSetup{Partitions: []Partition{{Device: "/dev/sdb", DiskLayout: []PartitionSpec{{Percentage: 70}, {Percentage: 40}}}}}
 		}, []string{"disks.partitions[0].diskLayout: percentages add up to 110, more than 100"}},

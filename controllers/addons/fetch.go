@@ -3,9 +3,7 @@ package addons
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -23,6 +21,7 @@ import (
 	"github.com/nodeboot/nodeboot/addons"
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/internal/objname"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
@@ -87,11 +86,7 @@ const (
 // of a KubeadmConfig. Should another config's data Secret have that name,
 // the type and owner checks refuse to read or replace it.
 func FetchSecretName(config string) string {
-	if len(config)+len(fetchSecretSuffix) <= 253 {
-		return config + fetchSecretSuffix
-	}
-	sum := sha256.Sum256([]byte(config))
-	return config[:253-len(fetchSecretSuffix)-9] + "-" + hex.EncodeToString(sum[:4]) + fetchSecretSuffix
+	return objname.WithSuffix(config, fetchSecretSuffix)
 }
 
 // fetchFallback moves the inline add-ons of an over-budget init Plan to the

@@ -3,9 +3,7 @@ package report
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strings"
@@ -17,6 +15,8 @@ import (
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeboot/nodeboot/internal/objname"
 )
 
 // The credential Secret of a KubeadmConfig.
@@ -29,11 +29,7 @@ const (
 // CredentialSecretName names the Secret holding a config's report
 // credential.
 func CredentialSecretName(config string) string {
-	if len(config)+len(credentialSuffix) <= 253 {
-		return config + credentialSuffix
-	}
-	sum := sha256.Sum256([]byte(config))
-	return config[:253-len(credentialSuffix)-9] + "-" + hex.EncodeToString(sum[:4]) + credentialSuffix
+	return objname.WithSuffix(config, credentialSuffix)
 }
 
 // NewCredentialSecret is a fresh credential for config (256 random bits),

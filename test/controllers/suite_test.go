@@ -9,10 +9,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -121,7 +119,7 @@ func startEnv(t testing.TB) {
 	t.Helper()
 	envOnce.Do(func() {
 		testenv.KubebuilderAssets(t)
-		crds, err := capiCRDs()
+		crds, err := testenv.CAPICRDs()
 		if err != nil {
 			envErr = err
 			return
@@ -146,41 +144,6 @@ func startEnv(t testing.TB) {
 	if envErr != nil {
 		t.Fatalf("envtest: %v", envErr)
 	}
-}
-
-// capiCRDs loads the CRDs of Cluster API core, the kubeadm bootstrap and
-// control-plane providers from the cluster-api module, with the contract
-// labels their kustomizations add.
-func capiCRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
-	if err != nil {
-		return nil, fmt.Errorf("locate the cluster-api module: %w", err)
-	}
-	root := strings.TrimSpace(string(out))
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	for _, dir := range []string{"core/config/crd/bases", "bootstrap/kubeadm/config/crd/bases", "controlplane/kubeadm/config/crd/bases"} {
-		files, err := filepath.Glob(filepath.Join(root, dir, "*.yaml"))
-		if err != nil || len(files) == 0 {
-			return nil, fmt.Errorf("no CRDs in %s", dir)
-		}
-		for _, f := range files {
-			raw, err := os.ReadFile(f)
-			if err != nil {
-				return nil, err
-			}
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := yaml.UnmarshalStrict(raw, crd); err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
-			}
-			if crd.Labels == nil {
-				crd.Labels = map[string]string{}
-			}
-			crd.Labels["cluster.x-k8s.io/v1beta1"] = "v1beta1"
-			crd.Labels["cluster.x-k8s.io/v1beta2"] = "v1beta2"
-			crds = append(crds, crd)
-		}
-	}
-	return crds, nil
 }
 
 // addonCRDs loads the generated FirstBootAddon CRD from config/crd/addons,

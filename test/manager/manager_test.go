@@ -620,37 +620,6 @@ func servingCert(t *testing.T, dir string) (string, *x509.CertPool, []byte) {
 	return certDir, pool, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
 }
 
-// capiCRDs loads Cluster API's core and kubeadm bootstrap CRDs from the
-// pinned cluster-api module, with the contract labels of their kustomizations.
-func capiCRDs(t *testing.T) []*apiextensionsv1.CustomResourceDefinition {
-	t.Helper()
-	out, err := exec.Command(goCmd(), "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
-	if err != nil {
-		t.Fatalf("locate the cluster-api module: %v", err)
-	}
-	root := strings.TrimSpace(string(out))
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	for _, dir := range []string{"core/config/crd/bases", "bootstrap/kubeadm/config/crd/bases"} {
-		files, _ := filepath.Glob(filepath.Join(root, dir, "*.yaml"))
-		if len(files) == 0 {
-			t.Fatalf("no CRDs in %s", dir)
-		}
-		for _, f := range files {
-			raw, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			crd := &apiextensionsv1.CustomResourceDefinition{}
-			if err := yaml.UnmarshalStrict(raw, crd); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			crd.Labels = map[string]string{"cluster.x-k8s.io/v1beta1": "v1beta1", "cluster.x-k8s.io/v1beta2": "v1beta2"}
-			crds = append(crds, crd)
-		}
-	}
-	return crds
-}
-
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -714,4 +683,14 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// capiCRDs are testenv.CAPICRDs, failing the test when they cannot be read.
+func capiCRDs(t *testing.T) []*apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	crds, err := testenv.CAPICRDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return crds
 }

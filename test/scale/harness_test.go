@@ -449,30 +449,19 @@ func servingCert(tb testing.TB, dir string) string {
 	return certDir
 }
 
-// capiCRDs loads Cluster API's core and kubeadm bootstrap CRDs from the
-// pinned cluster-api module, with the contract labels of their
-// kustomizations, and nodeboot's FirstBootAddon CRD as the release ships it.
+// capiCRDs are testenv.CAPICRDs and nodeboot's FirstBootAddon CRD as the
+// release ships it.
 func capiCRDs(tb testing.TB) []*apiextensionsv1.CustomResourceDefinition {
 	tb.Helper()
-	out, err := exec.Command(goCmd(), "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
+	crds, err := testenv.CAPICRDs()
 	if err != nil {
-		tb.Fatalf("locate the cluster-api module: %v", err)
-	}
-	root := strings.TrimSpace(string(out))
-	var files []string
-	for _, dir := range []string{"core/config/crd/bases", "bootstrap/kubeadm/config/crd/bases"} {
-		fs, _ := filepath.Glob(filepath.Join(root, dir, "*.yaml"))
-		if len(fs) == 0 {
-			tb.Fatalf("no CRDs in %s", dir)
-		}
-		files = append(files, fs...)
+		tb.Fatal(err)
 	}
 	own, _ := filepath.Glob(filepath.Join(testenv.ModuleRoot(), "config", "crd", "addons", "addons.nodeboot.dev_*.yaml"))
 	if len(own) == 0 {
 		tb.Fatal("no FirstBootAddon CRD in config/crd/addons")
 	}
-	var crds []*apiextensionsv1.CustomResourceDefinition
-	for _, f := range append(files, own...) {
+	for _, f := range own {
 		raw, err := os.ReadFile(f)
 		if err != nil {
 			tb.Fatal(err)
@@ -480,9 +469,6 @@ func capiCRDs(tb testing.TB) []*apiextensionsv1.CustomResourceDefinition {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := yaml.UnmarshalStrict(raw, crd); err != nil {
 			tb.Fatalf("%s: %v", f, err)
-		}
-		if strings.HasPrefix(f, root) {
-			crd.Labels = map[string]string{"cluster.x-k8s.io/v1beta1": "v1beta1", "cluster.x-k8s.io/v1beta2": "v1beta2"}
 		}
 		crds = append(crds, crd)
 	}
