@@ -13,24 +13,17 @@ package manager_test
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -186,13 +179,13 @@ type manager struct {
 	name                             string
 	cmd                              *exec.Cmd
 	health, metricsAddr, webhookAddr string
-	out                              *syncBuffer
+	out                              *testenv.OutputBuffer
 	done                             chan error
 }
 
 func start(t *testing.T, bin, kubeconfig, certDir, name string) *manager {
 	t.Helper()
-	m := &manager{name: name, health: freeAddr(t), metricsAddr: freeAddr(t), webhookAddr: freeAddr(t), out: &syncBuffer{}, done: make(chan error, 1)}
+	m := &manager{name: name, health: freeAddr(t), metricsAddr: freeAddr(t), webhookAddr: freeAddr(t), out: &testenv.OutputBuffer{}, done: make(chan error, 1)}
 	_, webhookPort, _ := net.SplitHostPort(m.webhookAddr)
 	// The Deployment's arguments, with loopback addresses and the fast
 	// leader-election timings of a test.
@@ -577,49 +570,6 @@ func goCmd() string {
 	return "go"
 }
 
-// servingCert writes a CA-signed serving certificate for localhost and
-// 127.0.0.1 as tls.crt and tls.key (the names cert-manager's Secret has);
-// it returns the CA as a pool and PEM-encoded (a CRD's caBundle).
-func servingCert(t *testing.T, dir string) (string, *x509.CertPool, []byte) {
-	t.Helper()
-	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "nodeboot-test-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := x509.ParseCertificate(caDER)
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	leaf := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},
-		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, _ := x509.MarshalECPrivateKey(key)
-	certDir := filepath.Join(dir, "serving-certs")
-	if err := os.MkdirAll(certDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(certDir, "tls.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(certDir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	return certDir, pool, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
-}
-
 func freeAddr(t *testing.T) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -666,25 +616,6 @@ func grep(s, sub string) string {
 	return strings.Join(out, "\n")
 }
 
-// syncBuffer collects a process's output; it also records which replica
-// acquired which Lease identity.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // capiCRDs are testenv.CAPICRDs, failing the test when they cannot be read.
 func capiCRDs(t *testing.T) []*apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
@@ -693,4 +624,20 @@ func capiCRDs(t *testing.T) []*apiextensionsv1.CustomResourceDefinition {
 		t.Fatal(err)
 	}
 	return crds
+}
+
+// servingCert writes testenv's serving certificate into dir/serving-certs
+// and returns that directory, a pool with its CA, and the CA's PEM.
+func servingCert(t *testing.T, dir string) (string, *x509.CertPool, []byte) {
+	t.Helper()
+	certDir := filepath.Join(dir, "serving-certs")
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	caPEM := testenv.ServingCertificate(t, certDir)
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		t.Fatal("serving CA does not parse")
+	}
+	return certDir, pool, caPEM
 }

@@ -15,16 +15,9 @@ package scale_test
 import (
 	"bufio"
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -284,7 +277,7 @@ type process struct {
 	cmd    *exec.Cmd
 	health string
 	diag   string
-	out    *syncBuffer
+	out    *testenv.OutputBuffer
 	done   chan error
 }
 
@@ -293,7 +286,7 @@ type process struct {
 // plus extra.
 func startProcess(tb testing.TB, name, bin, kubeconfig, certDir string, extra ...string) *process {
 	tb.Helper()
-	p := &process{name: name, health: freeAddr(tb), diag: freeAddr(tb), out: &syncBuffer{}, done: make(chan error, 1)}
+	p := &process{name: name, health: freeAddr(tb), diag: freeAddr(tb), out: &testenv.OutputBuffer{}, done: make(chan error, 1)}
 	_, webhookPort, _ := net.SplitHostPort(freeAddr(tb))
 	args := append([]string{
 		"--kubeconfig=" + kubeconfig,
@@ -414,41 +407,6 @@ func (p *process) stop(tb testing.TB) {
 	}
 }
 
-// servingCert writes a self-signed serving certificate for the webhook
-// servers (CABPK's manager always starts one); nothing calls them here.
-func servingCert(tb testing.TB, dir string) string {
-	tb.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
-		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	certDir := filepath.Join(dir, "serving-certs")
-	if err := os.MkdirAll(certDir, 0o700); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(certDir, "tls.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(certDir, "tls.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	return certDir
-}
-
 // capiCRDs are testenv.CAPICRDs and nodeboot's FirstBootAddon CRD as the
 // release ships it.
 func capiCRDs(tb testing.TB) []*apiextensionsv1.CustomResourceDefinition {
@@ -537,25 +495,15 @@ func tail(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-// Write keeps the last 4 MiB: a manager at scale logs a lot, and only the
-// tail is ever shown.
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.buf.Len() > 8<<20 {
-		keep := b.buf.Bytes()[b.buf.Len()-(4<<20):]
-		b.buf = *bytes.NewBuffer(append([]byte(nil), keep...))
+// servingCert writes testenv's serving certificate for the webhook servers
+// (CABPK's manager always starts one; nothing calls them here) and returns
+// its directory.
+func servingCert(tb testing.TB, dir string) string {
+	tb.Helper()
+	certDir := filepath.Join(dir, "serving-certs")
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		tb.Fatal(err)
 	}
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	testenv.ServingCertificate(tb, certDir)
+	return certDir
 }
