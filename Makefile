@@ -36,7 +36,7 @@ test-short:
 bench:
 	$(GO) test -run XXX -bench . -benchmem ./test/bench/ ./test/ignition/
 
-## lint: gofmt and go vet.
+## lint: gofmt, go vet and golangci-lint (hack/lint.mk).
 lint: fmt vet
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -33,9 +32,10 @@ type Addon struct {
 	// of its system's, when it fetches URL: the manager's serving CA for
 	// add-ons it serves itself (see controllers/addons' fetch fallback).
 	CABundle []byte
-	// Origin names where the add-on came from (e.g. "FirstBootAddon ns/name")
-	// and prefixes the paths of its problems.
-	Origin string
+	// Origin is where the add-on came from, typically a path in an object
+	// (provisioning.Path{}.In(FirstBootAddon ns/name)); it prefixes the paths of
+	// its problems and becomes the Origin of its manifest file.
+	Origin provisioning.Path
 }
 
 // Digest returns the hex sha256 of b.
@@ -64,20 +64,16 @@ var (
 // Validate returns every problem of the add-ons, each with its path.
 func Validate(list []Addon) provisioning.Problems {
 	var ps provisioning.Problems
-	seen := map[string]string{}
+	seen := map[string]provisioning.Path{}
 	for i := range list {
 		a := &list[i]
-		at := func(field string) string {
-			base := fmt.Sprintf("addons[%d]", i)
-			if a.Origin != "" {
-				base = a.Origin
-			}
-			return base + "." + field
+		at := func(field string) provisioning.Path {
+			return provisioning.FieldPath(a.Origin, provisioning.NewPath("addons").Index(i), field)
 		}
 		switch {
 		case !label.MatchString(a.Name):
 			ps.Errorf(at("name"), "must be a DNS label (lower-case letters, digits, '-'), got %q", a.Name)
-		case seen[a.Name] != "":
+		case !seen[a.Name].IsZero():
 			ps.Errorf(at("name"), "duplicate add-on %q (also %s)", a.Name, seen[a.Name])
 		default:
 			seen[a.Name] = at("name")

@@ -56,13 +56,13 @@ func (o Options) withDefaults() (Options, provisioning.Problems) {
 	if o.Timeout == 0 {
 		o.Timeout = DefaultTimeout
 	}
-	for field, p := range map[string]string{"options.dir": o.Dir, "options.kubeconfig": o.Kubeconfig} {
+	for field, p := range map[string]string{"dir": o.Dir, "kubeconfig": o.Kubeconfig} {
 		if !safePath.MatchString(p) || path.Clean(p) != p {
-			ps.Errorf(field, "must be a clean absolute path of letters, digits and '._-/', got %q", p)
+			ps.Errorf(provisioning.NewPath("options", field), "must be a clean absolute path of letters, digits and '._-/', got %q", p)
 		}
 	}
 	if o.Timeout < time.Second {
-		ps.Errorf("options.timeout", "must be at least 1s, got %s", o.Timeout)
+		ps.Errorf(provisioning.NewPath("options", "timeout"), "must be at least 1s, got %s", o.Timeout)
 	}
 	return o, ps
 }

@@ -27,8 +27,8 @@ const sumB = "d35e3d7b5a2c4d4dd2b2b7a3d8bbaa3f09d6fbd6b2ea0f5c0c61e13b7a1a1e3a"
 
 func TestContribute(t *testing.T) {
 	list := []Addon{
-		{Name: "b", Version: "v1", Order: 10, URL: "https://example.invalid/b.yaml", SHA256: sumB, Origin: "FirstBootAddon ns/b"},
-		{Name: "a", Order: 10, Manifest: []byte("kind: A\n"), Origin: "FirstBootAddon ns/a"},
+		{Name: "b", Version: "v1", Order: 10, URL: "https://example.invalid/b.yaml", SHA256: sumB, Origin: addonOrigin("b")},
+		{Name: "a", Order: 10, Manifest: []byte("kind: A\n"), Origin: addonOrigin("a")},
 		{Name: "cni", Version: "v0.26.7", Order: 0, Manifest: []byte("kind: C\n")},
 	}
 	p := initPlan()
@@ -39,7 +39,7 @@ func TestContribute(t *testing.T) {
 	want := initPlan()
 	want.Files = append(want.Files,
 		provisioning.File{Path: "/etc/kubernetes/addons/000-cni.yaml", Owner: "root:root", Permissions: "0600", Content: "kind: C\n"},
-		provisioning.File{Path: "/etc/kubernetes/addons/010-a.yaml", Owner: "root:root", Permissions: "0600", Content: "kind: A\n", Origin: "FirstBootAddon ns/a"},
+		provisioning.File{Path: "/etc/kubernetes/addons/010-a.yaml", Owner: "root:root", Permissions: "0600", Content: "kind: A\n", Origin: addonOrigin("a")},
 		provisioning.File{Path: "/etc/kubernetes/addons/addons.list", Owner: "root:root", Permissions: "0600", Content: index},
 		provisioning.File{Path: "/etc/kubernetes/addons/apply.sh", Owner: "root:root", Permissions: "0700", Content: Script()},
 	)
@@ -84,7 +84,7 @@ func TestValidateNamesTheField(t *testing.T) {
 		path  string
 	}{
 		{"bad name", Addon{Name: "Bad_Name", Manifest: []byte("x")}, Options{}, "addons[0].name"},
-		{"no source", Addon{Name: "a", Origin: "FirstBootAddon ns/a"}, Options{}, "FirstBootAddon ns/a.manifest"},
+		{"no source", Addon{Name: "a", Origin: addonOrigin("a")}, Options{}, "FirstBootAddon ns/a.manifest"},
 		{"two sources", Addon{Name: "a", Manifest: []byte("x"), URL: "https://h/x", SHA256: sumB}, Options{}, "addons[0].url"},
 		{"url without sha256", Addon{Name: "a", URL: "https://h/x"}, Options{}, "addons[0].sha256"},
 		{"url with quote", Addon{Name: "a", URL: "https://h/x'; rm -rf /", SHA256: sumB}, Options{}, "addons[0].url"},
@@ -104,7 +104,7 @@ func TestValidateNamesTheField(t *testing.T) {
 			require.ErrorIs(t, err, ErrInvalidAddon)
 			var ps provisioning.Problems
 			require.True(t, errors.As(err, &ps))
-			require.Equal(t, c.path, ps[0].Path, ps.Error())
+			require.Equal(t, c.path, ps[0].Path.String(), ps.Error())
 			require.Equal(t, initPlan(), p, "the plan must be unchanged")
 		})
 	}
@@ -116,6 +116,10 @@ func TestValidateNamesTheField(t *testing.T) {
 	t.Run("duplicate", func(t *testing.T) {
 		ps := Validate([]Addon{{Name: "a", Manifest: []byte("x")}, {Name: "a", Manifest: []byte("y")}})
 		require.Len(t, ps, 1)
-		require.Equal(t, "addons[1].name", ps[0].Path)
+		require.Equal(t, "addons[1].name", ps[0].Path.String())
 	})
+}
+
+func addonOrigin(name string) provisioning.Path {
+	return provisioning.Path{}.In(provisioning.ObjectRef{Kind: "FirstBootAddon", Namespace: "ns", Name: name})
 }

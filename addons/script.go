@@ -2,7 +2,8 @@ package addons
 
 import (
 	_ "embed"
-	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/shellscript"
 )
 
 //go:embed apply.sh
@@ -11,19 +12,7 @@ var source string
 // script is apply.sh as the node gets it: the comment lines, which only its
 // maintainers read, are left out of the bootstrap data (the file has no
 // here-documents, so no '#' line is data). The shebang stays.
-var script = stripComments(source)
-
-func stripComments(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for i, line := range strings.SplitAfter(s, "\n") {
-		if t := strings.TrimLeft(line, " \t"); i > 0 && strings.HasPrefix(t, "#") {
-			continue
-		}
-		b.WriteString(line)
-	}
-	return b.String()
-}
+var script = shellscript.StripComments(source)
 
 // Script returns the apply step (apply.sh without its comment lines). Its
 // environment overrides exist for tests and unusual images:

@@ -3,7 +3,6 @@ package bootstrap
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/blang/semver/v4"
@@ -100,18 +99,18 @@ func Build(ctx context.Context, in Input) (*Result, error) {
 	}
 	// Hazards are the provisioner's to judge: CABPK's dialects render them
 	// with a warning, nodeboot's own modes refuse them (Result.Render).
-	ps.add(in.configRef(), specPaths(b.plan.Validate().Tolerate().Errors()))
+	ps.add(in.configRef(), b.plan.Validate().Tolerate().Errors())
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
 	return &Result{Plan: b.plan, Format: format, Options: opts, Strict: strict, Certificates: b.certs, Config: in.Config}, nil
 }
 
-func ownerVersionPath(in *Input) string {
+func ownerVersionPath(in *Input) provisioning.Path {
 	if in.MachinePool != nil {
-		return "spec.template.spec.version"
+		return provisioning.NewPath("spec", "template", "spec", "version")
 	}
-	return "spec.version"
+	return provisioning.NewPath("spec", "version")
 }
 
 type builder struct {
@@ -146,12 +145,13 @@ func (b *builder) common(ctx context.Context, certFiles []bootstrapv1.File, extr
 	}
 	p := b.plan
 	for _, f := range certFiles {
-		p.Files = append(p.Files, planFile(f, ""))
+		p.Files = append(p.Files, planFile(f, provisioning.Path{}))
 	}
 	p.Files = append(p.Files, files...)
 	for _, f := range extra {
-		p.Files = append(p.Files, planFile(f, "spec.joinConfiguration.discovery.file.kubeConfig"))
+		p.Files = append(p.Files, planFile(f, provisioning.NewPath("spec", "joinConfiguration", "discovery", "file", "kubeConfig")))
 	}
+	p.Origins = planOrigins
 	p.Files = append(p.Files, kubeadmFile)
 	p.Users = users
 	if spec.NTP.IsDefined() {
@@ -165,16 +165,16 @@ func (b *builder) common(ctx context.Context, certFiles []bootstrapv1.File, extr
 	}
 	p.BootCommands = spec.BootCommands
 	for i, c := range spec.PreKubeadmCommands {
-		p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhasePre, Script: c, Origin: fmt.Sprintf("spec.preKubeadmCommands[%d]", i)})
+		p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhasePre, Script: c, Origin: provisioning.NewPath("spec", "preKubeadmCommands").Index(i)})
 	}
 	p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhaseBootstrap, Script: bootstrapScript})
 	for i, c := range spec.PostKubeadmCommands {
-		p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhasePost, Script: c, Origin: fmt.Sprintf("spec.postKubeadmCommands[%d]", i)})
+		p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhasePost, Script: c, Origin: provisioning.NewPath("spec", "postKubeadmCommands").Index(i)})
 	}
 	return nil
 }
 
-func planFile(f bootstrapv1.File, origin string) provisioning.File {
+func planFile(f bootstrapv1.File, origin provisioning.Path) provisioning.File {
 	return provisioning.File{
 		Path:        f.Path,
 		Owner:       f.Owner,
@@ -202,4 +202,14 @@ func planDisks(d *bootstrapv1.DiskSetup) *provisioning.DiskSetup {
 		})
 	}
 	return out
+}
+
+// planOrigins are the KubeadmConfig fields of the Plan sections whose
+// elements carry no Origin of their own: problems about them name the spec.
+var planOrigins = provisioning.Origins{
+	NTP:          provisioning.NewPath("spec", "ntp"),
+	Partitions:   provisioning.NewPath("spec", "diskSetup", "partitions"),
+	Filesystems:  provisioning.NewPath("spec", "diskSetup", "filesystems"),
+	Mounts:       provisioning.NewPath("spec", "mounts"),
+	BootCommands: provisioning.NewPath("spec", "bootCommands"),
 }

@@ -16,6 +16,7 @@ import (
 )
 
 func vector(t *testing.T, name string) *bootstrap.Input {
+	t.Helper()
 	return testenv.VectorInput(t, filepath.Join(testenv.VectorsDir(t), name))
 }
 
@@ -81,8 +82,8 @@ func TestInvalidErrorNamesObjectAndField(t *testing.T) {
 	_, err := bootstrap.Build(context.Background(), *in)
 	var invalid *bootstrap.InvalidError
 	require.ErrorAs(t, err, &invalid)
-	require.Equal(t, "Machine default/cc-join-worker-minimal-v1.33", invalid.Problems[0].Object)
-	require.Equal(t, "spec.version", invalid.Problems[0].Path)
+	require.Equal(t, "Machine default/cc-join-worker-minimal-v1.33", invalid.Problems[0].Object.String())
+	require.Equal(t, "spec.version", invalid.Problems[0].Path.String())
 }
 
 // TestMissingSecretIsMarked: a problem that is only a Secret not existing yet

@@ -7,6 +7,8 @@ import (
 
 	"sigs.k8s.io/cluster-api/util/certs"
 	"sigs.k8s.io/cluster-api/util/secret"
+
+	"github.com/nodeboot/nodeboot/provisioning"
 )
 
 // lookupCertificates fills the builder's certificates from their Secrets
@@ -19,7 +21,7 @@ func (b *builder) lookupCertificates(ctx context.Context, generate bool) error {
 		data, err := b.in.Secrets.SecretData(ctx, ns, name)
 		if errors.Is(err, ErrSecretNotFound) {
 			if c.External {
-				b.ps.missingSecret("Secret "+ns+"/"+name, "data", ns+"/"+name, "external etcd certificate Secret not found")
+				b.ps.missingSecret(secretRef(ns, name), provisioning.NewPath("data"), ns+"/"+name, "external etcd certificate Secret not found")
 			}
 			continue
 		}
@@ -28,7 +30,7 @@ func (b *builder) lookupCertificates(ctx context.Context, generate bool) error {
 		}
 		crt, ok := data[secret.TLSCrtDataName]
 		if !ok {
-			b.ps.errorf("Secret "+ns+"/"+name, "data["+secret.TLSCrtDataName+"]", "missing")
+			b.ps.errorf(secretRef(ns, name), provisioning.NewPath("data").Key(secret.TLSCrtDataName), "missing")
 			continue
 		}
 		c.KeyPair = &certs.KeyPair{Cert: crt, Key: data[secret.TLSKeyDataName]}
@@ -46,14 +48,19 @@ func (b *builder) ensureCertificates() {
 	ns, cluster := b.in.Cluster.Namespace, b.in.Cluster.Name
 	for _, c := range b.certs {
 		ref := ns + "/" + secret.Name(cluster, c.Purpose)
-		obj := "Secret " + ref
+		obj := secretRef(ns, secret.Name(cluster, c.Purpose))
 		switch {
 		case c.KeyPair == nil:
-			b.ps.missingSecret(obj, "data", ref, "certificate Secret not found; a joining node needs it")
+			b.ps.missingSecret(obj, provisioning.NewPath("data"), ref, "certificate Secret not found; a joining node needs it")
 		case len(c.KeyPair.Cert) == 0:
-			b.ps.errorf(obj, "data["+secret.TLSCrtDataName+"]", "empty")
+			b.ps.errorf(obj, provisioning.NewPath("data").Key(secret.TLSCrtDataName), "empty")
 		case !c.External && len(c.KeyPair.Key) == 0:
-			b.ps.errorf(obj, "data["+secret.TLSKeyDataName+"]", "missing")
+			b.ps.errorf(obj, provisioning.NewPath("data").Key(secret.TLSKeyDataName), "missing")
 		}
 	}
+}
+
+// secretRef names the Secret namespace/name as an input object.
+func secretRef(namespace, name string) ObjectRef {
+	return ObjectRef{Kind: "Secret", Namespace: namespace, Name: name}
 }

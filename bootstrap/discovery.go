@@ -8,6 +8,8 @@ import (
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	"sigs.k8s.io/cluster-api/util/secret"
 	"sigs.k8s.io/yaml"
+
+	"github.com/nodeboot/nodeboot/provisioning"
 )
 
 // discovery fills in kubeadm discovery the way CABPK does and returns the
@@ -29,14 +31,14 @@ func (b *builder) discovery() ([]bootstrapv1.File, error) {
 		if len(kc.Cluster.CertificateAuthorityData) == 0 {
 			ca := b.certs.GetByPurpose(secret.ClusterCA)
 			if ca == nil || ca.KeyPair == nil {
-				b.ps.errorf(b.in.configRef(), "spec.joinConfiguration.discovery.file.kubeConfig.cluster.certificateAuthorityData", "empty, and the cluster CA is not available to fill it in")
+				b.ps.errorf(b.in.configRef(), provisioning.NewPath("spec", "joinConfiguration", "discovery", "file", "kubeConfig", "cluster", "certificateAuthorityData"), "empty, and the cluster CA is not available to fill it in")
 				return nil, nil
 			}
 			kc.Cluster.CertificateAuthorityData = ca.KeyPair.Cert
 		}
 		f, err := discoveryKubeConfig(d.File)
 		if err != nil {
-			b.ps.errorf(b.in.configRef(), "spec.joinConfiguration.discovery.file.kubeConfig", "%v", err)
+			b.ps.errorf(b.in.configRef(), provisioning.NewPath("spec", "joinConfiguration", "discovery", "file", "kubeConfig"), "%v", err)
 			return nil, nil
 		}
 		return []bootstrapv1.File{*f}, nil
@@ -47,7 +49,7 @@ func (b *builder) discovery() ([]bootstrapv1.File, error) {
 		if ca := b.certs.GetByPurpose(secret.ClusterCA); ca != nil && ca.KeyPair != nil {
 			hashes, err := ca.Hashes()
 			if err != nil {
-				b.ps.errorf("Secret "+cluster.Namespace+"/"+secret.Name(cluster.Name, secret.ClusterCA), "data[tls.crt]", "%v", err)
+				b.ps.errorf(secretRef(cluster.Namespace, secret.Name(cluster.Name, secret.ClusterCA)), provisioning.NewPath("data").Key(secret.TLSCrtDataName), "%v", err)
 				return nil, nil
 			}
 			bt.CACertHashes = hashes

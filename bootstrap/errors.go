@@ -21,16 +21,27 @@ var (
 	ErrSecretNotFound = errors.New("secret not found")
 )
 
+// ObjectRef names an input object (a KubeadmConfig, a Secret, a Cluster).
+// Compare its Kind rather than parsing its String.
+type ObjectRef = provisioning.ObjectRef
+
 // ObjectProblem is a problem found on one input object.
 type ObjectProblem struct {
-	// Object is "Kind namespace/name".
-	Object string
+	// Object is the object the Problem's Path is in.
+	Object ObjectRef
 	provisioning.Problem
 	// MissingSecret is "namespace/name" when the problem is only that this
 	// Secret does not exist (yet): a controller may wait for it rather than
 	// treat the input as invalid.
 	MissingSecret string
 }
+
+// String is "Kind namespace/name: path: message".
+func (p ObjectProblem) String() string { return p.Object.String() + ": " + p.Problem.String() }
+
+// Error implements error as String does; Unwrap (from Problem) keeps
+// errors.Is(p, provisioning.ErrInvalid) and the provisioners' sentinels.
+func (p ObjectProblem) Error() string { return p.String() }
 
 // InvalidError reports input that can never render, one problem per field.
 // Retrying does not help; the object must change.
@@ -41,29 +52,39 @@ type InvalidError struct {
 func (e *InvalidError) Error() string {
 	lines := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
-		lines[i] = p.Object + ": " + p.Path + ": " + p.Message
+		lines[i] = p.String()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns the problems, so errors.Is(err, provisioning.ErrInvalid)
+// (or a provisioner's own sentinel) matches an InvalidError.
+func (e *InvalidError) Unwrap() []error {
+	out := make([]error, len(e.Problems))
+	for i := range e.Problems {
+		out[i] = e.Problems[i].Problem
+	}
+	return out
 }
 
 type problems struct {
 	list []ObjectProblem
 }
 
-func (ps *problems) add(object string, p provisioning.Problems) {
+func (ps *problems) add(object ObjectRef, p provisioning.Problems) {
 	for _, pr := range p {
 		ps.list = append(ps.list, ObjectProblem{Object: object, Problem: pr})
 	}
 }
 
-func (ps *problems) errorf(object, path, format string, args ...any) {
+func (ps *problems) errorf(object ObjectRef, path provisioning.Path, format string, args ...any) {
 	var p provisioning.Problems
 	p.Errorf(path, format, args...)
 	ps.add(object, p)
 }
 
 // missingSecret records that Secret namespace/name does not exist.
-func (ps *problems) missingSecret(object, path, secretRef, format string, args ...any) {
+func (ps *problems) missingSecret(object ObjectRef, path provisioning.Path, secretRef, format string, args ...any) {
 	ps.errorf(object, path, format, args...)
 	ps.list[len(ps.list)-1].MissingSecret = secretRef
 }

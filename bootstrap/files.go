@@ -19,7 +19,7 @@ func (b *builder) resolveFiles(ctx context.Context) ([]provisioning.File, error)
 	if v := b.in.ControlPlaneVersion; v != "" {
 		parsed, err := semver.ParseTolerant(v)
 		if err != nil {
-			b.ps.errorf("control plane of Cluster "+b.in.Cluster.Namespace+"/"+b.in.Cluster.Name, "spec.version", "invalid version %q: %v", v, err)
+			b.ps.errorf(ObjectRef{Kind: "Cluster", Namespace: b.in.Cluster.Namespace, Name: b.in.Cluster.Name}, provisioning.NewPath("spec", "controlPlaneRef"), "the control plane's spec.version: invalid version %q: %v", v, err)
 			return nil, nil
 		}
 		data["controlPlane"] = map[string]any{"version": "v" + parsed.String()}
@@ -28,18 +28,18 @@ func (b *builder) resolveFiles(ctx context.Context) ([]provisioning.File, error)
 	var budget *templateBudget
 	for i := range spec.Files {
 		f := spec.Files[i]
-		origin := fmt.Sprintf("spec.files[%d]", i)
+		origin := provisioning.NewPath("spec", "files").Index(i)
 		// The template's text is where the user wrote it: in a Secret for
 		// contentFrom, which the message names but never quotes.
-		source := origin + ".content"
+		source := origin.Field("content")
 		if f.ContentFrom.IsDefined() {
 			s := f.ContentFrom.Secret
-			content, err := b.secretKey(ctx, s.Name, s.Key, origin+".contentFrom.secret")
+			content, err := b.secretKey(ctx, s.Name, s.Key, origin.Field("contentFrom").Field("secret"))
 			if err != nil {
 				return nil, err
 			}
 			f.Content = content
-			source = origin + ".contentFrom.secret"
+			source = origin.Field("contentFrom").Field("secret")
 		}
 		if f.ContentFormat == bootstrapv1.FileContentFormatTemplate {
 			if budget == nil {
@@ -64,11 +64,11 @@ func (b *builder) resolveUsers(ctx context.Context) ([]provisioning.User, error)
 	spec := &b.in.Config.Spec
 	var out []provisioning.User
 	for i, u := range spec.Users {
-		origin := fmt.Sprintf("spec.users[%d]", i)
+		origin := provisioning.NewPath("spec", "users").Index(i)
 		passwd := u.Passwd
 		if u.PasswdFrom.IsDefined() {
 			s := u.PasswdFrom.Secret
-			v, err := b.secretKey(ctx, s.Name, s.Key, origin+".passwdFrom.secret")
+			v, err := b.secretKey(ctx, s.Name, s.Key, origin.Field("passwdFrom").Field("secret"))
 			if err != nil {
 				return nil, err
 			}
@@ -85,11 +85,11 @@ func (b *builder) resolveUsers(ctx context.Context) ([]provisioning.User, error)
 
 // secretKey reads one key of a Secret in the config's namespace. A missing
 // Secret or key is a problem at path; other failures are returned.
-func (b *builder) secretKey(ctx context.Context, name, key, path string) (string, error) {
+func (b *builder) secretKey(ctx context.Context, name, key string, path provisioning.Path) (string, error) {
 	ns := b.in.Config.Namespace
 	data, err := b.in.Secrets.SecretData(ctx, ns, name)
 	if errors.Is(err, ErrSecretNotFound) {
-		b.ps.missingSecret(b.in.configRef(), path+".name", ns+"/"+name, "Secret %s/%s not found", ns, name)
+		b.ps.missingSecret(b.in.configRef(), path.Field("name"), ns+"/"+name, "Secret %s/%s not found", ns, name)
 		return "", nil
 	}
 	if err != nil {
@@ -97,7 +97,7 @@ func (b *builder) secretKey(ctx context.Context, name, key, path string) (string
 	}
 	v, ok := data[key]
 	if !ok {
-		b.ps.errorf(b.in.configRef(), path+".key", "Secret %s/%s has no key %q", ns, name, key)
+		b.ps.errorf(b.in.configRef(), path.Field("key"), "Secret %s/%s has no key %q", ns, name, key)
 		return "", nil
 	}
 	return string(v), nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/klog/v2"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
@@ -50,18 +49,18 @@ type Input struct {
 	Strict bool
 }
 
-func (in *Input) configRef() string {
-	return "KubeadmConfig " + klog.KObj(in.Config).String()
+func (in *Input) configRef() ObjectRef {
+	return ObjectRef{Kind: "KubeadmConfig", Namespace: in.Config.Namespace, Name: in.Config.Name}
 }
 
-func (in *Input) ownerRef() string {
+func (in *Input) ownerRef() ObjectRef {
 	if in.MachinePool != nil {
-		return "MachinePool " + klog.KObj(in.MachinePool).String()
+		return ObjectRef{Kind: "MachinePool", Namespace: in.MachinePool.Namespace, Name: in.MachinePool.Name}
 	}
 	if in.Machine != nil {
-		return "Machine " + klog.KObj(in.Machine).String()
+		return ObjectRef{Kind: "Machine", Namespace: in.Machine.Namespace, Name: in.Machine.Name}
 	}
-	return "owner"
+	return ObjectRef{Kind: "owner"}
 }
 
 func (in *Input) version() string {

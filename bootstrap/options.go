@@ -58,7 +58,7 @@ func (in *Input) boolAnnotation(key string, def bool, ps *problems) bool {
 	case "false", "":
 		return false
 	}
-	ps.errorf(in.configRef(), "metadata.annotations["+key+"]", "must be \"true\" or \"false\"")
+	ps.errorf(in.configRef(), annotationPath(key), "must be \"true\" or \"false\"")
 	return def
 }
 
@@ -76,9 +76,17 @@ func (in *Input) renderOptions(ps *problems) (string, provisioning.Options) {
 		if v, ok := in.annotation(AnnotationIgnitionVersion); ok {
 			opts.Version = v
 		}
+		opts.Origins.Version = annotationPath(AnnotationIgnitionVersion)
+		opts.Origins.AdditionalConfig = provisioning.NewPath("spec", "ignition", "containerLinuxConfig", "additionalConfig")
 		clc := spec.Ignition.ContainerLinuxConfig
 		opts.AdditionalConfig = []byte(clc.AdditionalConfig)
 		opts.Strict = clc.Strict != nil && *clc.Strict
 	}
 	return format, opts
+}
+
+// annotationPath is the path of annotation key of the KubeadmConfig (or of
+// the template it came from, which has the same key).
+func annotationPath(key string) provisioning.Path {
+	return provisioning.NewPath("metadata", "annotations").Key(key)
 }

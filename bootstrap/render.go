@@ -14,29 +14,32 @@ func (r *Result) Render() (*provisioning.Output, error) {
 	p, err := provisioning.Get(r.Format)
 	if err != nil {
 		return nil, &InvalidError{Problems: []ObjectProblem{{
-			Object:  "KubeadmConfig " + r.Config.Namespace + "/" + r.Config.Name,
-			Problem: provisioning.Problem{Path: "spec.format", Message: err.Error()},
+			Object:  r.configRef(),
+			Problem: provisioning.Problem{Path: provisioning.NewPath("spec", "format"), Message: err.Error(), Err: err},
 		}}}
 	}
 	out, err := p.Render(r.Plan, r.Options)
 	var ps provisioning.Problems
 	if errors.As(err, &ps) {
 		var obj problems
-		obj.add("KubeadmConfig "+r.Config.Namespace+"/"+r.Config.Name, specPaths(ps))
+		obj.add(r.configRef(), ps)
 		return nil, obj.err()
 	}
 	if err != nil {
 		return nil, err
 	}
-	out.Warnings = specPaths(out.Warnings)
 	if r.Strict && len(out.Warnings) > 0 {
 		var obj problems
 		for _, w := range out.Warnings {
 			w.Severity = provisioning.SeverityError
 			w.Message += " (" + AnnotationStrict + ")"
-			obj.add("KubeadmConfig "+r.Config.Namespace+"/"+r.Config.Name, provisioning.Problems{w})
+			obj.add(r.configRef(), provisioning.Problems{w})
 		}
 		return nil, obj.err()
 	}
 	return out, nil
+}
+
+func (r *Result) configRef() ObjectRef {
+	return ObjectRef{Kind: "KubeadmConfig", Namespace: r.Config.Namespace, Name: r.Config.Name}
 }

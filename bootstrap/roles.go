@@ -21,12 +21,12 @@ func (b *builder) initControlPlane(ctx context.Context) error {
 	data := b.additionalData()
 	cc, err := kubeadmtypes.MarshalClusterConfigurationForVersion(&spec.ClusterConfiguration, b.version, data)
 	if err != nil {
-		b.ps.errorf(b.in.configRef(), "spec.clusterConfiguration", "cannot write kubeadm ClusterConfiguration for Kubernetes %s: %v", b.version, err)
+		b.ps.errorf(b.in.configRef(), provisioning.NewPath("spec", "clusterConfiguration"), "cannot write kubeadm ClusterConfiguration for Kubernetes %s: %v", b.version, err)
 		return nil
 	}
 	ic, err := kubeadmtypes.MarshalInitConfigurationForVersion(&spec.InitConfiguration, b.version)
 	if err != nil {
-		b.ps.errorf(b.in.configRef(), "spec.initConfiguration", "cannot write kubeadm InitConfiguration for Kubernetes %s: %v", b.version, err)
+		b.ps.errorf(b.in.configRef(), provisioning.NewPath("spec", "initConfiguration"), "cannot write kubeadm InitConfiguration for Kubernetes %s: %v", b.version, err)
 		return nil
 	}
 	b.certs = secret.NewCertificatesForInitialControlPlane(&spec.ClusterConfiguration)
@@ -40,7 +40,7 @@ func (b *builder) initControlPlane(ctx context.Context) error {
 		for _, c := range b.certs {
 			if c.KeyPair == nil && !c.External {
 				ref := b.in.Cluster.Namespace + "/" + secret.Name(b.in.Cluster.Name, c.Purpose)
-				b.ps.missingSecret("Secret "+ref, "data", ref,
+				b.ps.missingSecret(secretRef(b.in.Cluster.Namespace, secret.Name(b.in.Cluster.Name, c.Purpose)), provisioning.NewPath("data"), ref,
 					"not found; the first control-plane node needs the cluster's %s certificate", c.Purpose)
 			}
 		}
@@ -94,7 +94,7 @@ func (b *builder) joinControlPlane(ctx context.Context) error {
 	}
 	join, err := kubeadmtypes.MarshalJoinConfigurationForVersion(&spec.JoinConfiguration, b.version)
 	if err != nil {
-		b.ps.errorf(b.in.configRef(), "spec.joinConfiguration", "cannot write kubeadm JoinConfiguration for Kubernetes %s: %v", b.version, err)
+		b.ps.errorf(b.in.configRef(), provisioning.NewPath("spec", "joinConfiguration"), "cannot write kubeadm JoinConfiguration for Kubernetes %s: %v", b.version, err)
 		return nil
 	}
 	return b.common(ctx, b.certs.AsFiles(), extra, b.kubeadmFile(joinConfigPath, join, "---\n"+join), b.kubeadmCommand("join", joinConfigPath))
@@ -104,7 +104,7 @@ func (b *builder) joinWorker(ctx context.Context) error {
 	spec := &b.in.Config.Spec
 	b.plan.Role = provisioning.RoleJoinWorker
 	if spec.JoinConfiguration.ControlPlane != nil {
-		b.ps.errorf(b.in.configRef(), "spec.joinConfiguration.controlPlane", "must not be set: %s is a worker", b.in.ownerRef())
+		b.ps.errorf(b.in.configRef(), provisioning.NewPath("spec", "joinConfiguration", "controlPlane"), "must not be set: %s is a worker", b.in.ownerRef())
 		return nil
 	}
 	b.certs = secret.NewCertificatesForWorker(spec.JoinConfiguration.CACertPath)
@@ -127,7 +127,7 @@ func (b *builder) joinWorker(ctx context.Context) error {
 	}
 	data, err := kubeadmtypes.MarshalJoinConfigurationForVersion(join, b.version)
 	if err != nil {
-		b.ps.errorf(b.in.configRef(), "spec.joinConfiguration", "cannot write kubeadm JoinConfiguration for Kubernetes %s: %v", b.version, err)
+		b.ps.errorf(b.in.configRef(), provisioning.NewPath("spec", "joinConfiguration"), "cannot write kubeadm JoinConfiguration for Kubernetes %s: %v", b.version, err)
 		return nil
 	}
 	return b.common(ctx, nil, extra, b.kubeadmFile(joinConfigPath, "---\n"+data, "---\n"+data), b.kubeadmCommand("join", joinConfigPath))

@@ -17,11 +17,11 @@ func ptr[T any](v T) *T { return &v }
 func hazardous() *provisioning.Plan {
 	return &provisioning.Plan{
 		Role:     provisioning.RoleJoinWorker,
-		Files:    []provisioning.File{{Path: "/etc/tpl", Content: "v={{ .Version }}\n", Origin: "spec.files[0]"}},
-		Users:    []provisioning.User{{Name: "old", Inactive: ptr(true), Origin: "spec.users[0]"}},
+		Files:    []provisioning.File{{Path: "/etc/tpl", Content: "v={{ .Version }}\n", Origin: provisioning.NewPath("spec", "files").Index(0)}},
+		Users:    []provisioning.User{{Name: "old", Inactive: ptr(true), Origin: provisioning.NewPath("spec", "users").Index(0)}},
 		Disks:    &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb"}}},
 		Mounts:   []provisioning.Mount{{"LABEL=d", "/data", "ext4", "defaults", "0", "2"}},
-		Commands: []provisioning.Command{{Phase: provisioning.PhasePre, Script: "docker ps --format '{{.ID}}'", Origin: "spec.preKubeadmCommands[0]"}, {Phase: provisioning.PhaseBootstrap, Script: "join"}},
+		Commands: []provisioning.Command{{Phase: provisioning.PhasePre, Script: "docker ps --format '{{.ID}}'", Origin: provisioning.NewPath("spec", "preKubeadmCommands").Index(0)}, {Phase: provisioning.PhaseBootstrap, Script: "join"}},
 		Sentinel: "/run/cluster-api/bootstrap-success.complete",
 	}
 }
@@ -33,7 +33,7 @@ func TestWarningsNameEveryHazard(t *testing.T) {
 	}
 	var paths []string
 	for _, w := range out.Warnings {
-		paths = append(paths, w.Path)
+		paths = append(paths, w.Path.String())
 	}
 	want := []string{"spec.files[0].content", "spec.preKubeadmCommands[0]", "spec.users[0].inactive", "disks.partitions[0].layout", "disks.filesystems", "mounts[0][4]", "mounts[0][5]"}
 	if diff := cmp.Diff(want, paths); diff != "" {

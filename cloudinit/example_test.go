@@ -12,7 +12,7 @@ import (
 func ExampleRenderer_Render() {
 	plan := &provisioning.Plan{
 		Role:     provisioning.RoleJoinWorker,
-		Files:    []provisioning.File{{Path: "/etc/app.tmpl", Content: "{{ .Values }}\n", Origin: "spec.files[0]"}},
+		Files:    []provisioning.File{{Path: "/etc/app.tmpl", Content: "{{ .Values }}\n", Origin: provisioning.NewPath("spec", "files").Index(0)}},
 		Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "kubeadm join --config /run/kubeadm/kubeadm-join-config.yaml "}},
 		Sentinel: "/run/cluster-api/bootstrap-success.complete",
 	}

@@ -1,7 +1,6 @@
 package cloudinit
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -49,17 +48,17 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 	sc := scan{ps: ps, corrections: corrections}
 	for i := range p.Files {
 		f := &p.Files[i]
-		pp := func(field string) string { return provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), field) }
-		sc.plain(func() string { return pp("path") }, f.Path, false)
-		sc.plain(func() string { return pp("owner") }, f.Owner, false)
-		sc.quotedPermissions(func() string { return pp("permissions") }, f.Permissions)
+		pp := func(field string) provisioning.Path { return provisioning.FieldPath(f.Origin, p.FilePath(i), field) }
+		sc.plain(func() provisioning.Path { return pp("path") }, f.Path, false)
+		sc.plain(func() provisioning.Path { return pp("owner") }, f.Owner, false)
+		sc.quotedPermissions(func() provisioning.Path { return pp("permissions") }, f.Permissions)
 		if f.Encoding == provisioning.EncodingNone {
 			if bad := jinjaHazard(f.Content); bad != "" {
 				sc.warn(pp("content"), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections write it base64-encoded)", bad)
 				mark(&get().files, i)
 			}
 		}
-		sc.content(func() string { return pp("content") }, f)
+		sc.content(func() provisioning.Path { return pp("content") }, f)
 	}
 	for i := range p.Commands {
 		c := &p.Commands[i]
@@ -67,26 +66,26 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 			continue
 		}
 		if bad := jinjaHazard(c.Script); bad != "" {
-			sc.warn(provisioning.FieldPath(c.Origin, fmt.Sprintf("commands[%d]", i), ""), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections escape its braces)", bad)
+			sc.warn(p.CommandPath(i), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections escape its braces)", bad)
 			mark(&get().commands, i)
 		}
-		sc.quotedCommand(func() string { return provisioning.FieldPath(c.Origin, fmt.Sprintf("commands[%d]", i), "") }, c.Script)
+		sc.quotedCommand(func() provisioning.Path { return p.CommandPath(i) }, c.Script)
 	}
 	for i, c := range p.BootCommands {
 		if bad := jinjaHazard(c); bad != "" {
-			sc.warn(fmt.Sprintf("bootCommands[%d]", i), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections escape its braces)", bad)
+			sc.warn(p.SectionPath(provisioning.SectionBootCommands).Index(i), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections escape its braces)", bad)
 			mark(&get().boot, i)
 		}
-		sc.quotedCommand(func() string { return fmt.Sprintf("bootCommands[%d]", i) }, c)
+		sc.quotedCommand(func() provisioning.Path { return p.SectionPath(provisioning.SectionBootCommands).Index(i) }, c)
 	}
 	if n := p.NTP; n != nil {
 		if len(n.Servers) == 0 {
-			sc.warn("ntp.servers", "is empty, so 'servers:' is written without entries, which cloud-init's schema rejects (corrections leave it out)")
+			sc.warn(p.SectionPath(provisioning.SectionNTP).Field("servers"), "is empty, so 'servers:' is written without entries, which cloud-init's schema rejects (corrections leave it out)")
 		}
 		for i, s := range n.Servers {
-			sc.plain(func() string { return fmt.Sprintf("ntp.servers[%d]", i) }, s, false)
+			sc.plain(func() provisioning.Path { return p.SectionPath(provisioning.SectionNTP).Field("servers").Index(i) }, s, false)
 			if slices.Contains(n.Servers[:i], s) {
-				sc.warn(fmt.Sprintf("ntp.servers[%d]", i), "repeats an earlier server, which cloud-init's schema rejects (corrections leave the repetition out)")
+				sc.warn(p.SectionPath(provisioning.SectionNTP).Field("servers").Index(i), "repeats an earlier server, which cloud-init's schema rejects (corrections leave the repetition out)")
 			}
 		}
 	}
@@ -94,11 +93,11 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 		sc.user(i, &p.Users[i])
 	}
 	if p.Disks != nil {
-		sc.disks(p.Disks)
+		sc.disks(p, p.Disks)
 	}
 	for i, m := range p.Mounts {
 		for j, v := range m {
-			sc.plain(func() string { return "mounts[" + strconv.Itoa(i) + "][" + strconv.Itoa(j) + "]" }, v, false)
+			sc.plain(func() provisioning.Path { return p.SectionPath(provisioning.SectionMounts).Index(i).Index(j) }, v, false)
 		}
 	}
 	return h

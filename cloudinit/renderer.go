@@ -25,7 +25,14 @@ func (*Renderer) Format() string { return Format }
 // Check implements provisioning.Provisioner. cloud-init can express every Plan
 // feature, so it reports validation errors and the CABPK-layout hazards only.
 func (*Renderer) Check(p *provisioning.Plan, opts provisioning.Options) provisioning.Problems {
-	ps, _ := check(p, opts)
+	if p == nil {
+		return p.Validate()
+	}
+	if opts.Version == VersionPlain {
+		ps, _ := checkPlain(p, opts)
+		return ps
+	}
+	ps, _ := check(withUnits(p), opts)
 	return ps
 }
 
@@ -34,7 +41,13 @@ func (*Renderer) Check(p *provisioning.Plan, opts provisioning.Options) provisio
 func check(p *provisioning.Plan, opts provisioning.Options) (provisioning.Problems, *hazards) {
 	ps := p.Validate().Tolerate()
 	if opts.Version != "" {
-		ps.Errorf("options.version", "the %s provisioner has one dialect; version %q is not supported", Format, opts.Version)
+		ps.Reportf(opts.VersionPath(), ErrUnknownVersion, "the %s provisioner renders version %q (CABPK's dialect) and %q; version %q is not supported", Format, "", VersionPlain, opts.Version)
+	}
+	if len(opts.AdditionalConfig) > 0 {
+		// cloud-init merges user data parts itself; a second document is
+		// not something this dialect can carry, and dropping it silently
+		// would ship a node without it.
+		provisioning.Unsupported(&ps, Format, opts.AdditionalConfigPath(), "additional config")
 	}
 	hz := findHazards(p, &ps, opts.Corrections)
 	return ps, hz
@@ -42,6 +55,13 @@ func check(p *provisioning.Plan, opts provisioning.Options) (provisioning.Proble
 
 // Render implements provisioning.Provisioner.
 func (r *Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*provisioning.Output, error) {
+	if p == nil {
+		return nil, p.Validate().Err()
+	}
+	if opts.Version == VersionPlain {
+		return renderPlain(p, opts)
+	}
+	p = withUnits(p)
 	ps, hz := check(p, opts)
 	if err := ps.Err(); err != nil {
 		return nil, err
@@ -52,7 +72,9 @@ func (r *Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*pro
 	out := &provisioning.Output{
 		Data:   []byte(e.buf),
 		Format: Format,
-		Sizes:  map[string]int{"write_files": e.filesBytes, "commands": e.commandsBytes, "total": len(e.buf)},
+		Sizes: map[string]int{
+			provisioning.SizeWriteFiles: e.filesBytes, provisioning.SizeCommands: e.commandsBytes, provisioning.SizeTotal: len(e.buf),
+		},
 	}
 	if len(ps) > 0 {
 		// Without errors every problem left is a warning.
@@ -63,11 +85,12 @@ func (r *Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*pro
 		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
 		_, _ = w.Write(out.Data)
 		if err := w.Close(); err != nil {
-			return nil, fmt.Errorf("gzip cloud-config: %w", err)
+			return nil, fmt.Errorf("%w: gzip cloud-config: %w", provisioning.ErrInvalid, err)
 		}
-		out.Sizes["uncompressed"] = len(out.Data)
+		out.Sizes[provisioning.SizeUncompressed] = len(out.Data)
 		out.Data = z.Bytes()
-		out.Sizes["total"] = len(out.Data)
+		out.Compressed = true
+		out.Sizes[provisioning.SizeTotal] = len(out.Data)
 	}
 	if opts.MaxBytes > 0 && len(out.Data) > opts.MaxBytes {
 		return nil, fmt.Errorf("%w: %s output is %d bytes, budget %d", provisioning.ErrTooLarge, Format, len(out.Data), opts.MaxBytes)

@@ -3,7 +3,6 @@ package cloudinit
 import (
 	"encoding/base64"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -21,7 +20,7 @@ type scan struct {
 
 // hazard reports a problem. Under corrections, what the corrections fix is
 // not reported at all.
-func (s *scan) hazard(path string, correctable bool, format string, args ...any) {
+func (s *scan) hazard(path provisioning.Path, correctable bool, format string, args ...any) {
 	if s.corrections && correctable {
 		return
 	}
@@ -32,10 +31,12 @@ func (s *scan) hazard(path string, correctable bool, format string, args ...any)
 	*s.ps = append(*s.ps, provisioning.Problem{Path: path, Message: msg, Severity: provisioning.SeverityWarning})
 }
 
-func (s *scan) warn(path, format string, args ...any) { s.hazard(path, true, format, args...) }
+func (s *scan) warn(path provisioning.Path, format string, args ...any) {
+	s.hazard(path, true, format, args...)
+}
 
 // warnText is warn for a message that is text already, not a format.
-func (s *scan) warnText(path, msg string) {
+func (s *scan) warnText(path provisioning.Path, msg string) {
 	if !s.corrections {
 		*s.ps = append(*s.ps, provisioning.Problem{Path: path, Message: msg, Severity: provisioning.SeverityWarning})
 	}
@@ -44,7 +45,7 @@ func (s *scan) warnText(path, msg string) {
 // plain checks a value written as a YAML plain scalar. path is only
 // called for a value with a problem: rendering checks every value, and
 // formatting paths for all of them would cost more than the rendering.
-func (s *scan) plain(path func() string, v string, key bool) {
+func (s *scan) plain(path func() provisioning.Path, v string, key bool) {
 	if plainFine(v) {
 		return
 	}
@@ -113,7 +114,7 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-func (s *scan) plainAt(path, v string, key bool) {
+func (s *scan) plainAt(path provisioning.Path, v string, key bool) {
 	if bad := jinjaHazard(v); bad != "" {
 		s.warn(path, "%s; under the '## template: jinja' header cloud-init renders it, which changes the value or fails the whole document (corrections escape it)", bad)
 	}
@@ -139,7 +140,7 @@ func (s *scan) plainAt(path, v string, key bool) {
 // quotedPermissions checks permissions, which the layout writes in single
 // quotes. Validate reports modes that are not octal; this reports the ones
 // that also break or change the document.
-func (s *scan) quotedPermissions(pathFn func() string, v string) {
+func (s *scan) quotedPermissions(pathFn func() provisioning.Path, v string) {
 	if singleQuotable(v) {
 		return
 	}
@@ -160,7 +161,7 @@ func (s *scan) quotedPermissions(pathFn func() string, v string) {
 // quotedCommand checks a command, which the layout writes Go-quoted (%q).
 // Go quotes a byte of invalid UTF-8 as \xNN, which YAML reads as the
 // character U+00NN: the shell would run other bytes.
-func (s *scan) quotedCommand(pathFn func() string, v string) {
+func (s *scan) quotedCommand(pathFn func() provisioning.Path, v string) {
 	if utf8.ValidString(v) {
 		return
 	}
@@ -173,7 +174,7 @@ func (s *scan) quotedCommand(pathFn func() string, v string) {
 }
 
 // content checks file contents, which the layout writes as a literal block.
-func (s *scan) content(pathFn func() string, f *provisioning.File) {
+func (s *scan) content(pathFn func() provisioning.Path, f *provisioning.File) {
 	if simpleBlock(f.Content) {
 		// literalReading's fast path: YAML reads the lines back as
 		// written, at most clipping the end, and there is no CR.
@@ -224,69 +225,75 @@ func correctedContent(f *provisioning.File, jinja bool) (content string, enc pro
 }
 
 func (s *scan) user(i int, u *provisioning.User) {
-	pp := func(field string) string { return provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), field) }
+	pp := func(field string) provisioning.Path {
+		return provisioning.FieldPath(u.Origin, provisioning.NewPath("users").Index(i), field)
+	}
 	for _, f := range []struct{ field, v string }{
 		{"name", u.Name}, {"passwd", u.Passwd}, {"gecos", u.Gecos}, {"groups", u.Groups}, {"homeDir", u.HomeDir},
 		{"shell", u.Shell}, {"primaryGroup", u.PrimaryGroup}, {"sudo", u.Sudo},
 	} {
-		s.plain(func() string { return pp(f.field) }, f.v, false)
+		s.plain(func() provisioning.Path { return pp(f.field) }, f.v, false)
 	}
 	for j, k := range u.SSHAuthorizedKeys {
-		s.plain(func() string { return pp("sshAuthorizedKeys[" + strconv.Itoa(j) + "]") }, k, false)
+		s.plain(func() provisioning.Path { return pp("sshAuthorizedKeys").Index(j) }, k, false)
 	}
 	if u.Inactive != nil {
 		s.warn(pp("inactive"), "is written as a boolean, which cloud-init ignores (it wants a number of days); corrections express inactive: true as an expiry date in the past")
 	}
 }
 
-func (s *scan) disks(d *provisioning.DiskSetup) {
+func (s *scan) disks(p *provisioning.Plan, d *provisioning.DiskSetup) {
 	if len(d.Partitions) == 0 {
-		s.warn("disks.partitions", "is empty, so 'disk_setup:' is written without entries, which cloud-init's schema rejects (corrections leave it out)")
+		s.warn(p.SectionPath(provisioning.SectionPartitions), "is empty, so 'disk_setup:' is written without entries, which cloud-init's schema rejects (corrections leave it out)")
 	}
 	for i := range d.Partitions {
 		pt := &d.Partitions[i]
 		// Paths are formatted only for a value with a problem.
-		pp := func(field string) string { return fmt.Sprintf("disks.partitions[%d]%s", i, field) }
-		s.plain(func() string { return pp(".device") }, pt.Device, true)
-		if hasLineBreak(pt.Device) {
-			s.hazard(pp(".device"), false, "contains a line break, which cloud-init's schema rejects in a disk_setup key however it is quoted")
+		pp := func(field string) provisioning.Path {
+			return provisioning.FieldPath(provisioning.Path{}, p.SectionPath(provisioning.SectionPartitions).Index(i), field)
 		}
-		s.plain(func() string { return pp(".tableType") }, pt.TableType, false)
+		s.plain(func() provisioning.Path { return pp("device") }, pt.Device, true)
+		if hasLineBreak(pt.Device) {
+			s.hazard(pp("device"), false, "contains a line break, which cloud-init's schema rejects in a disk_setup key however it is quoted")
+		}
+		s.plain(func() provisioning.Path { return pp("tableType") }, pt.TableType, false)
 		if pt.Layout == nil && len(pt.DiskLayout) == 0 {
-			s.warn(pp(".layout"), "is unset and written as '<nil>', which cloud-init's schema rejects (corrections write false)")
+			s.warn(pp("layout"), "is unset and written as '<nil>', which cloud-init's schema rejects (corrections write false)")
 		}
 		for j, l := range pt.DiskLayout {
 			if code := partitionTypeCode(l.PartitionType); l.PartitionType != "" && yamlKind(code) != "number" {
-				s.hazard(pp(fmt.Sprintf(".diskLayout[%d].partitionType", j)), false,
+				s.hazard(pp("diskLayout").Index(j).Field("partitionType"), false,
 					"is written as a type code that is not a number; cloud-init's schema (22.4) wants a number there, although its partitioning passes the code on as written")
 			}
 		}
 	}
 	if len(d.Filesystems) == 0 {
-		s.warn("disks.filesystems", "is empty, so 'fs_setup:' is written without entries, which cloud-init's schema rejects (corrections leave it out)")
+		s.warn(p.SectionPath(provisioning.SectionFilesystems), "is empty, so 'fs_setup:' is written without entries, which cloud-init's schema rejects (corrections leave it out)")
 	}
 	for i := range d.Filesystems {
 		fs := &d.Filesystems[i]
-		pp := func(field string) string { return fmt.Sprintf("disks.filesystems[%d]%s", i, field) }
-		for _, f := range [...]struct{ field, v string }{{".label", fs.Label}, {".filesystem", fs.Filesystem}, {".device", fs.Device}} {
+		pp := func(field string) provisioning.Path {
+			return provisioning.FieldPath(provisioning.Path{}, p.SectionPath(provisioning.SectionFilesystems).Index(i), field)
+		}
+		for _, f := range [...]struct{ field, v string }{{"label", fs.Label}, {"filesystem", fs.Filesystem}, {"device", fs.Device}} {
 			if f.v == "" {
 				s.warn(pp(f.field), "is unset and written as an empty value, which cloud-init's schema rejects (corrections leave it out)")
 			}
 		}
-		s.plain(func() string { return pp(".label") }, fs.Label, false)
-		s.plain(func() string { return pp(".filesystem") }, fs.Filesystem, false)
-		s.plain(func() string { return pp(".device") }, fs.Device, false)
+		s.plain(func() provisioning.Path { return pp("label") }, fs.Label, false)
+		s.plain(func() provisioning.Path { return pp("filesystem") }, fs.Filesystem, false)
+		s.plain(func() provisioning.Path { return pp("device") }, fs.Device, false)
 		switch fs.Partition {
 		case "", "auto", "any", "none":
 		default:
-			s.hazard(pp(".partition"), false, "is neither auto, any nor none, which cloud-init's schema (22.4) rejects, although cloud-init uses a partition number at boot")
+			s.hazard(pp("partition"), false, "is neither auto, any nor none, which cloud-init's schema (22.4) rejects, although cloud-init uses a partition number at boot")
 			if r, _ := plainReading(fs.Partition, false); r != readsSame && r != readsTyped {
-				s.plain(func() string { return pp(".partition") }, fs.Partition, false)
+				s.plain(func() provisioning.Path { return pp("partition") }, fs.Partition, false)
 			}
 		}
-		s.plain(func() string { return pp(".replaceFS") }, fs.ReplaceFS, false)
+		s.plain(func() provisioning.Path { return pp("replaceFS") }, fs.ReplaceFS, false)
 		for j, o := range fs.ExtraOpts {
-			s.plain(func() string { return pp(fmt.Sprintf(".extraOpts[%d]", j)) }, o, false)
+			s.plain(func() provisioning.Path { return pp("extraOpts").Index(j) }, o, false)
 		}
 	}
 }

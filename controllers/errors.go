@@ -43,7 +43,7 @@ func (r *Reconciler) failed(ctx context.Context, s *scope, secrets *secretGetter
 	case errors.As(err, &invalid):
 		var certs, other []bootstrap.ObjectProblem
 		for _, p := range invalid.Problems {
-			if strings.HasPrefix(p.Object, "Secret ") {
+			if p.Object.Kind == "Secret" {
 				certs = append(certs, p)
 			} else {
 				other = append(other, p)
@@ -69,16 +69,16 @@ func (r *Reconciler) failed(ctx context.Context, s *scope, secrets *secretGetter
 // describe lists problems for a condition message: the field path, prefixed
 // with the object when it is not the KubeadmConfig itself.
 func describe(s *scope, ps []bootstrap.ObjectProblem) string {
-	self := "KubeadmConfig " + s.config.Namespace + "/" + s.config.Name
+	self := bootstrap.ObjectRef{Kind: "KubeadmConfig", Namespace: s.config.Namespace, Name: s.config.Name}
 	lines := make([]string, 0, len(ps))
 	for i, p := range ps {
 		if i == maxConditionProblems {
 			lines = append(lines, fmt.Sprintf("and %d more", len(ps)-i))
 			break
 		}
-		line := p.Path + ": " + p.Message
+		line := p.Problem.String()
 		if p.Object != self {
-			line = p.Object + ": " + line
+			line = p.Object.String() + ": " + line
 		}
 		lines = append(lines, line)
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 )
@@ -24,8 +26,16 @@ func (r *Reconciler) store(ctx context.Context, s *scope, data *bootstrapData) e
 			if !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("create Secret %s: %w", klog.KObj(sec), err)
 			}
-			// Whoever built the data checked that an existing Secret of
-			// this name is this config's; the update keeps its credential.
+			// Only ever replace this config's own Secret: a same-named one
+			// of someone else's is not ours to overwrite.
+			cur := &corev1.Secret{}
+			if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(sec), cur); err != nil {
+				return fmt.Errorf("read Secret %s: %w", klog.KObj(sec), err)
+			}
+			if c := metav1.GetControllerOf(cur); c == nil || c.UID != s.config.UID {
+				return fmt.Errorf("Secret %s exists and is not controlled by this KubeadmConfig", klog.KObj(sec))
+			}
+			sec.ResourceVersion = cur.ResourceVersion
 			if err := r.Client.Update(ctx, sec); err != nil {
 				return fmt.Errorf("update Secret %s: %w", klog.KObj(sec), err)
 			}

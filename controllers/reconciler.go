@@ -55,6 +55,11 @@ type WatchingExtension interface {
 	ClustersFor(ctx context.Context, obj client.Object) []client.ObjectKey
 }
 
+// WorkloadClients gives clients for workload clusters.
+type WorkloadClients interface {
+	GetClient(ctx context.Context, cluster client.ObjectKey) (client.Client, error)
+}
+
 // Reconciler reconciles KubeadmConfig objects owned by Machines and
 // MachinePools into bootstrap data Secrets.
 //
@@ -71,8 +76,11 @@ type Reconciler struct {
 	// version, so no informer is kept for kinds that are otherwise unwatched.
 	// Defaults to the manager's API reader.
 	APIReader client.Reader
-	// ClusterCache gives clients for workload clusters, where bootstrap tokens live.
-	ClusterCache clustercache.ClusterCache
+	// ClusterCache gives clients for workload clusters, where bootstrap
+	// tokens live: Cluster API's clustercache.ClusterCache or anything
+	// lighter. When it is a ClusterCache, its connection events requeue the
+	// cluster's configs.
+	ClusterCache WorkloadClients
 	// InitLock defaults to CAPI's ConfigMap init lock.
 	InitLock InitLocker
 	// WatchFilterValue is the value of the cluster.x-k8s.io/watch-filter
@@ -147,7 +155,10 @@ func (r *Reconciler) SetupWithManager(ctx context.Context, mgr ctrl.Manager, opt
 		handler.EnqueueRequestsFromMapFunc(r.clusterToConfigs),
 		predicates.ClusterPausedTransitionsOrInfrastructureProvisioned(mgr.GetScheme(), log),
 		predicates.ResourceHasFilterLabel(mgr.GetScheme(), log, r.WatchFilterValue),
-	).WatchesRawSource(r.ClusterCache.GetClusterSource("kubeadmconfig", r.clusterToConfigs))
+	)
+	if cc, ok := r.ClusterCache.(clustercache.ClusterCache); ok {
+		b = b.WatchesRawSource(cc.GetClusterSource("kubeadmconfig", r.clusterToConfigs))
+	}
 	for _, e := range r.Extensions {
 		if w, ok := e.(WatchingExtension); ok {
 			b = b.Watches(w.WatchedObject(), handler.EnqueueRequestsFromMapFunc(r.extensionToConfigs(w)))

@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	v1beta1conditions "sigs.k8s.io/cluster-api/util/conditions/deprecated/v1beta1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 )
 
 // The conditions are CABPK's API constants (bootstrapv1.KubeadmConfig*):
@@ -21,6 +23,32 @@ import (
 // has its deprecated v1beta1 twin. Every change of them goes through the
 // helpers below, one per state, so a phase names the state it reached and
 // never repeats a condition block.
+
+// SetReady sets the KubeadmConfig's Ready condition as CABPK does, from
+// DataSecretAvailable and CertificatesAvailable, and also from
+// NodeBootstrapped when the node reported a failure: the Machine mirrors
+// Ready as BootstrapConfigReady, which is where an operator looks. A node
+// that is still booting or has succeeded leaves Ready exactly CABPK's.
+func SetReady(config *bootstrapv1.KubeadmConfig) error {
+	types := conditions.ForConditionTypes{
+		bootstrapv1.KubeadmConfigDataSecretAvailableCondition,
+		bootstrapv1.KubeadmConfigCertificatesAvailableCondition,
+	}
+	if c := conditions.Get(config, nodebootv1.NodeBootstrappedCondition); c != nil && c.Reason == nodebootv1.BootstrapFailedReason {
+		types = append(types, nodebootv1.NodeBootstrappedCondition)
+	}
+	return conditions.SetSummaryCondition(config, config, bootstrapv1.KubeadmConfigReadyCondition, types,
+		conditions.CustomMergeStrategy{
+			MergeStrategy: conditions.DefaultMergeStrategy(
+				conditions.ComputeReasonFunc(conditions.GetDefaultComputeMergeReasonFunc(
+					bootstrapv1.KubeadmConfigNotReadyReason,
+					bootstrapv1.KubeadmConfigReadyUnknownReason,
+					bootstrapv1.KubeadmConfigReadyReason,
+				)),
+			),
+		},
+	)
+}
 
 // patchConfig summarises the conditions and writes the config back; it is
 // deferred by Reconcile. It is CAPI's patch helper cut down to what one
@@ -38,21 +66,7 @@ func (r *Reconciler) patchConfig(ctx context.Context, before, config *bootstrapv
 		bootstrapv1.DataSecretAvailableV1Beta1Condition,
 		bootstrapv1.CertificatesAvailableV1Beta1Condition,
 	))
-	if err := conditions.SetSummaryCondition(config, config, bootstrapv1.KubeadmConfigReadyCondition,
-		conditions.ForConditionTypes{
-			bootstrapv1.KubeadmConfigDataSecretAvailableCondition,
-			bootstrapv1.KubeadmConfigCertificatesAvailableCondition,
-		},
-		conditions.CustomMergeStrategy{
-			MergeStrategy: conditions.DefaultMergeStrategy(
-				conditions.ComputeReasonFunc(conditions.GetDefaultComputeMergeReasonFunc(
-					bootstrapv1.KubeadmConfigNotReadyReason,
-					bootstrapv1.KubeadmConfigReadyUnknownReason,
-					bootstrapv1.KubeadmConfigReadyReason,
-				)),
-			),
-		},
-	); err != nil {
+	if err := SetReady(config); err != nil {
 		rerr = errors.Join(rerr, err)
 	}
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
@@ -15,6 +16,8 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/internal/objname"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
@@ -27,6 +30,9 @@ var (
 	ErrClusterGone = fmt.Errorf("%w: Cluster gone", ErrSkipped)
 	ErrPaused      = fmt.Errorf("%w: paused", ErrSkipped)
 	ErrDeleting    = fmt.Errorf("%w: being deleted", ErrSkipped)
+	// ErrReporter: the data carries a bootstrap reporter with a random
+	// per-config credential, which a rebuild cannot reproduce.
+	ErrReporter = fmt.Errorf("%w: carries a bootstrap reporter (its credential is random)", ErrSkipped)
 )
 
 // Rebuilder renders the bootstrap data of KubeadmConfigs that already have
@@ -78,6 +84,12 @@ func (b *Rebuilder) Rebuild(ctx context.Context, config *bootstrapv1.KubeadmConf
 	if !config.DeletionTimestamp.IsZero() {
 		return nil, ErrDeleting
 	}
+	switch reporting, err := b.hasReporter(ctx, config); {
+	case err != nil:
+		return nil, err
+	case reporting:
+		return nil, ErrReporter
+	}
 	ro := readOnlyClient{Reader: b.Reader}
 	r := &Reconciler{Client: ro, SecretCachingClient: ro, APIReader: b.Reader, Extensions: b.Extensions, Strict: b.Strict}
 	owner, err := r.getOwner(ctx, config)
@@ -116,6 +128,21 @@ func (b *Rebuilder) Rebuild(ctx context.Context, config *bootstrapv1.KubeadmConf
 	}
 	out.Output, out.Role = data.output, data.result.Plan.Role
 	return out, nil
+}
+
+// hasReporter tells whether config's data was written with a bootstrap
+// reporter: its credential Secret exists and is the config's.
+func (b *Rebuilder) hasReporter(ctx context.Context, config *bootstrapv1.KubeadmConfig) (bool, error) {
+	key := client.ObjectKey{Namespace: config.Namespace, Name: objname.WithSuffix(config.Name, nodebootv1.BootstrapReportSecretSuffix)}
+	s := &corev1.Secret{}
+	switch err := b.Reader.Get(ctx, key, s); {
+	case apierrors.IsNotFound(err):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("get Secret %s: %w", klog.KRef(key.Namespace, key.Name), err)
+	}
+	c := metav1.GetControllerOf(s)
+	return s.Type == nodebootv1.BootstrapReportSecretType && c != nil && c.UID == config.UID, nil
 }
 
 func ownerRefs(config *bootstrapv1.KubeadmConfig) string {

@@ -32,7 +32,7 @@ func (r *Reconciler) reportWarnings(s *scope, warnings provisioning.Problems) {
 			lines = append(lines, "and "+strconv.Itoa(len(warnings)-i)+" more")
 			break
 		}
-		lines = append(lines, w.Path+": "+w.Message)
+		lines = append(lines, w.String())
 	}
 	conditions.Set(s.config, metav1.Condition{
 		Type:    nodebootv1.RenderWarningsCondition,

@@ -1,10 +1,6 @@
 # Make targets for the FirstBootAddon API and the add-on packages.
 # The lead's Makefile includes this file; run from the repository root.
 
-ADDONS_MK := $(lastword $(MAKEFILE_LIST))
-GO ?= go
-CONTROLLER_GEN_VERSION ?= v0.23.0
-CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
 ADDONS_CRD_DIR ?= config/crd/addons
 ADDONS_PKGS ?= ./api/... ./addons/... ./controllers/addons/... ./test/addons/...
 
@@ -18,7 +14,7 @@ addons-generate:
 ## addons-verify-generate: fails when generated files are stale.
 addons-verify-generate:
 	@tmp=$$(mktemp -d) && cp -r api $(ADDONS_CRD_DIR) $$tmp/ && \
-	$(MAKE) --no-print-directory -f $(ADDONS_MK) addons-generate >/dev/null && \
+	$(MAKE) --no-print-directory addons-generate >/dev/null && \
 	diff -r $$tmp/api api && diff -r $$tmp/addons $(ADDONS_CRD_DIR); \
 	rc=$$?; rm -rf $$tmp; exit $$rc
 

@@ -12,14 +12,9 @@
 #                               side with CABPK, init lock, tokens, crashes)
 #   make controllers-bench      throughput benchmark, nodeboot vs CABPK
 #
-# Tools run from the Go module proxy at pinned versions; nothing is
-# installed globally.
+# Tools run from the Go module proxy at the versions pinned in tools.mk;
+# nothing is installed globally.
 
-GO ?= go
-CONTROLLER_GEN_VERSION ?= v0.23.0
-KUSTOMIZE_VERSION ?= v5.7.1
-CONTROLLER_GEN ?= $(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION)
-KUSTOMIZE ?= $(GO) run sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
 IMG ?= nodeboot-manager:dev
 RELEASE_DIR ?= out
 CAPI_DIR = $(shell $(GO) list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api)

@@ -10,7 +10,6 @@
 #
 # PROFILE_BENCHTIME sets each benchmark's -benchtime (default 2s).
 
-GO ?= go
 PROFILE_DIR ?= out/profiles
 PROFILE_BENCHTIME ?= 2s
 

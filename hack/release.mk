@@ -17,7 +17,6 @@
 # $(IMG)`, `skopeo copy oci-archive:out/nodeboot-manager.tar docker://$(IMG)`,
 # or `docker load -i` then `docker push`.
 
-GO ?= go
 IMAGE_TAR ?= $(RELEASE_DIR)/nodeboot-manager.tar
 # Empty: the version the Go toolchain stamps from git (the tag, or a
 # pseudo-version); set it for a release cut from an untagged commit.

@@ -7,7 +7,6 @@
 #                        heap profiles land in $(SCALE_PROFILES)
 #   make scale-test      the --watch-filter sharding test (also in make test)
 
-GO ?= go
 SCALE_PROFILES ?= out/scale-profiles
 
 .PHONY: scale-bench scale-test

@@ -6,7 +6,6 @@
 #                       config/rbac/verify-role.yaml) checks it
 #   make verify-bench   verify 1,000 configs on envtest, configs/s
 
-GO ?= go
 
 .PHONY: verify-test verify-bench
 

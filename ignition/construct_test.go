@@ -38,7 +38,7 @@ func corpusPlan(r *rand.Rand) *provisioning.Plan {
 	contents := []string{"x\n", "", "a: b #c\n", "  indented\n", "line\r\nbreak", "tab\there", "ünï\u2028code", "{{ .x }}", "#!/bin/sh\necho hi\n", "\x00bin", "aGVsbG8K"}
 	for i, n := 0, r.IntN(6); i < n; i++ {
 		f := provisioning.File{
-			Path: pick(r, paths...), Content: pick(r, contents...), Origin: fmt.Sprintf("spec.files[%d]", i),
+			Path: pick(r, paths...), Content: pick(r, contents...), Origin: provisioning.NewPath("spec", "files").Index(i),
 			Permissions: pick(r, "0644", "0600", "0755", "644", "07777", "017777", "0", ""),
 			Owner:       pick(r, "", "root:root", "core", "1000:1000", "0:wheel", ":g", "a b:c"),
 			Encoding:    pick(r, provisioning.EncodingNone, provisioning.EncodingNone, provisioning.EncodingBase64),
@@ -58,7 +58,7 @@ func corpusPlan(r *rand.Rand) *provisioning.Plan {
 			Sudo:              pick(r, "", "ALL=(ALL) NOPASSWD:ALL"),
 			SSHAuthorizedKeys: pick(r, nil, []string{"ssh-ed25519 AAAA a"}, []string{"k", "k"}),
 			Inactive:          pick(r, nil, ptrTo(false), ptrTo(true)),
-			Origin:            fmt.Sprintf("spec.users[%d]", i),
+			Origin:            provisioning.NewPath("spec", "users").Index(i),
 		})
 	}
 	if r.IntN(3) == 0 {
@@ -87,7 +87,7 @@ func corpusPlan(r *rand.Rand) *provisioning.Plan {
 	if r.IntN(10) < 6 {
 		ordinary(p)
 	}
-	p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhasePre, Script: pick(r, "echo pre", "a: b", "multi\nline"), Origin: "spec.preKubeadmCommands[0]"})
+	p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhasePre, Script: pick(r, "echo pre", "a: b", "multi\nline"), Origin: provisioning.NewPath("spec", "preKubeadmCommands").Index(0)})
 	p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhaseBootstrap, Script: "kubeadm join --config /etc/kubeadm.yml"})
 	return p
 }
@@ -246,7 +246,7 @@ func TestLegacyAdditionalConfigCache(t *testing.T) {
 	p := &provisioning.Plan{
 		Role: provisioning.RoleJoinWorker,
 		Files: []provisioning.File{
-			{Path: "/etc/app.conf", Permissions: "0644", Content: "app\n", Origin: "spec.files[0]"},
+			{Path: "/etc/app.conf", Permissions: "0644", Content: "app\n", Origin: provisioning.NewPath("spec", "files").Index(0)},
 			{Path: legacyInputPath, Permissions: "0600", Content: "---\nkind: JoinConfiguration\n", BootstrapInput: true},
 		},
 		Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "kubeadm join --config /etc/kubeadm.yml"}},

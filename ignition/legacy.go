@@ -10,9 +10,6 @@ import (
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
-// additionalConfigPath names the user's native config in problems.
-const additionalConfigPath = "additionalConfig"
-
 func checkLegacy(p *provisioning.Plan, opts provisioning.Options) provisioning.Problems {
 	ps, _, _ := runLegacy(p, opts)
 	return ps
@@ -26,7 +23,7 @@ func runLegacy(p *provisioning.Plan, opts provisioning.Options) (provisioning.Pr
 	// renderLegacy, where the same transpiler checks the same config.
 	ps := p.Validate().Tolerate()
 	if opts.Compress {
-		provisioning.Unsupported(&ps, legacyName, "options.compress", "compressed output (Ignition 2.3 has no compressed config references; use Ignition v3)")
+		provisioning.UnsupportedErr(&ps, provisioning.ErrCompressionUnsupported, legacyName, provisioning.NewPath("options", "compress"), "compressed output (Ignition 2.3 has no compressed config references; use Ignition v3)")
 	}
 	b := &legacyBuilder{plan: p}
 	b.build()
@@ -36,9 +33,9 @@ func runLegacy(p *provisioning.Plan, opts provisioning.Options) (provisioning.Pr
 		cfg, warnings, err := cachedCLCToIgnition(opts.AdditionalConfig, opts.Strict)
 		switch {
 		case err != nil:
-			ps.Errorf(additionalConfigPath, "%v: %v", ErrAdditionalConfig, err)
+			ps.Wrapf(opts.AdditionalConfigPath(), ErrAdditionalConfig, "%v", err)
 		case warnings != "":
-			ps.Warnf(additionalConfigPath, "%s", warnings)
+			ps.Warnf(opts.AdditionalConfigPath(), "%s", warnings)
 		}
 		extra = &cfg
 	}
@@ -90,18 +87,18 @@ func clcToIgnition(data []byte, strict bool) (ign23types.Config, string, error) 
 // legacySizes reports what the budget is spent on: the generated files and
 // units, the user's additional config, and the total.
 func legacySizes(cfg *ign23types.Config, generatedFiles, generatedUnits, total int) map[string]int {
-	sizes := map[string]int{"total": total}
+	sizes := map[string]int{provisioning.SizeTotal: total}
 	for i, f := range cfg.Storage.Files {
-		key := "files"
+		key := provisioning.SizeFiles
 		if i >= generatedFiles {
-			key = additionalConfigPath
+			key = provisioning.SizeAdditionalConfig
 		}
 		sizes[key] += len(f.Path) + len(f.Contents.Source)
 	}
 	for i, u := range cfg.Systemd.Units {
-		key := "units"
+		key := provisioning.SizeUnits
 		if i >= generatedUnits {
-			key = additionalConfigPath
+			key = provisioning.SizeAdditionalConfig
 		}
 		sizes[key] += len(u.Name) + len(u.Contents)
 	}

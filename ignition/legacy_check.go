@@ -24,7 +24,7 @@ func (b *legacyBuilder) checkUnsupported() {
 	inputs := 0
 	for i := range p.Files {
 		f := &p.Files[i]
-		pp := func(field string) string { return provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), field) }
+		pp := func(field string) provisioning.Path { return provisioning.FieldPath(f.Origin, p.FilePath(i), field) }
 		switch f.Encoding {
 		case provisioning.EncodingGzip, provisioning.EncodingGzipBase64:
 			provisioning.Unsupported(ps, legacyName, pp("encoding"), fmt.Sprintf("encoding %q", f.Encoding))
@@ -43,15 +43,10 @@ func (b *legacyBuilder) checkUnsupported() {
 			}
 		}
 	}
-	if inputs != 1 {
-		ps.Errorf("files", "the legacy %s layout needs exactly one bootstrap input file, found %d", Format, inputs)
-	}
-	if len(p.CommandsIn(provisioning.PhaseBootstrap)) != 1 {
-		ps.Errorf("commands", "the legacy %s layout needs exactly one bootstrap command", Format)
-	}
+	b.checkRunOnce(inputs)
 	for i := range p.Users {
 		u := &p.Users[i]
-		pp := func(field string) string { return provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), field) }
+		pp := func(field string) provisioning.Path { return provisioning.FieldPath(u.Origin, p.UserPath(i), field) }
 		if u.Inactive != nil && *u.Inactive {
 			provisioning.Unsupported(ps, legacyName, pp("inactive"), "inactive: true")
 		}
@@ -65,34 +60,34 @@ func (b *legacyBuilder) checkUnsupported() {
 	if n := p.NTP; n != nil {
 		switch {
 		case n.Enabled != nil && !*n.Enabled:
-			ps.Warnf("ntp.enabled", "is false, but the legacy %s layout enables ntpd for any set value (CABPK's behaviour; use Ignition v3 to disable NTP)", Format)
+			ps.Warnf(p.SectionPath(provisioning.SectionNTP).Field("enabled"), "is false, but the legacy %s layout enables ntpd for any set value (CABPK's behaviour; use Ignition v3 to disable NTP)", Format)
 		case n.Enabled == nil && len(n.Servers) > 0:
-			ps.Warnf("ntp.servers", "are dropped: the legacy %s layout writes NTP servers only when enabled is set (CABPK's behaviour; set enabled: true)", Format)
+			ps.Warnf(p.SectionPath(provisioning.SectionNTP).Field("servers"), "are dropped: the legacy %s layout writes NTP servers only when enabled is set (CABPK's behaviour; set enabled: true)", Format)
 		}
 	}
 	if len(p.BootCommands) > 0 {
-		provisioning.Unsupported(ps, legacyName, "bootCommands", "bootCommands")
+		provisioning.Unsupported(ps, legacyName, p.SectionPath(provisioning.SectionBootCommands), "bootCommands")
 	}
 	if d := p.Disks; d != nil {
 		for i, part := range d.Partitions {
-			pp := fmt.Sprintf("disks.partitions[%d]", i)
+			pp := p.SectionPath(provisioning.SectionPartitions).Index(i)
 			if part.TableType != "" && part.TableType != "gpt" {
-				provisioning.Unsupported(ps, legacyName, pp+".tableType", fmt.Sprintf("tableType %q (Ignition writes GPT only)", part.TableType))
+				provisioning.Unsupported(ps, legacyName, pp.Field("tableType"), fmt.Sprintf("tableType %q (Ignition writes GPT only)", part.TableType))
 			}
 			if len(part.DiskLayout) > 0 {
-				ps.Warnf(pp+".diskLayout", "is dropped by the legacy %s layout, which partitions only by layout (CABPK's behaviour; use Ignition v3)", Format)
+				ps.Warnf(pp.Field("diskLayout"), "is dropped by the legacy %s layout, which partitions only by layout (CABPK's behaviour; use Ignition v3)", Format)
 			}
 			if part.Layout != nil && !*part.Layout {
-				ps.Warnf(pp+".layout", "is false, but the legacy %s layout creates a whole-disk partition for any set value (CABPK's behaviour; leave layout unset not to partition)", Format)
+				ps.Warnf(pp.Field("layout"), "is false, but the legacy %s layout creates a whole-disk partition for any set value (CABPK's behaviour; leave layout unset not to partition)", Format)
 			}
 		}
 		for i, fs := range d.Filesystems {
-			pp := fmt.Sprintf("disks.filesystems[%d]", i)
+			pp := p.SectionPath(provisioning.SectionFilesystems).Index(i)
 			if fs.Partition != "" {
-				provisioning.Unsupported(ps, legacyName, pp+".partition", "partition")
+				provisioning.Unsupported(ps, legacyName, pp.Field("partition"), "partition")
 			}
 			if fs.ReplaceFS != "" {
-				provisioning.Unsupported(ps, legacyName, pp+".replaceFS", "replaceFS")
+				provisioning.Unsupported(ps, legacyName, pp.Field("replaceFS"), "replaceFS")
 			}
 		}
 	}
@@ -108,7 +103,7 @@ func (b *legacyBuilder) mounts() {
 		}
 	}
 	for i, m := range b.plan.Mounts {
-		pp := fmt.Sprintf("mounts[%d]", i)
+		pp := b.plan.SectionPath(provisioning.SectionMounts).Index(i)
 		if len(m) < 2 {
 			// CABPK's template indexes the mount point and fails.
 			b.ps.Errorf(pp, "needs at least a device and a mount point in the legacy %s layout", Format)
@@ -117,31 +112,31 @@ func (b *legacyBuilder) mounts() {
 		label, where := m[0], m[1]
 		fs, ok := devices[label]
 		if !ok {
-			b.ps.Warnf(pp+"[0]", "is not the label of a diskSetup filesystem, so the legacy %s layout writes a mount unit with an empty What= that fails at boot (CABPK's behaviour; name the filesystem's label)", Format)
+			b.ps.Warnf(pp.Index(0), "is not the label of a diskSetup filesystem, so the legacy %s layout writes a mount unit with an empty What= that fails at boot (CABPK's behaviour; name the filesystem's label)", Format)
 		}
 		if len(m) > 2 {
 			b.ps.Warnf(pp, "the legacy layout writes every field after the mount point into Options=, joined with \",\", including a filesystem type, dump and pass")
 		}
 		blk := clcBlock{indent: 8, before: unitBlockHead, after: unitBlockTail}
 		blk.text("[Unit]\nDescription = Mount ")
-		blk.value(pp+"[0]", label, false)
+		blk.value(pp.Index(0), label, false)
 		blk.text("\n\n[Mount]\nWhat=")
 		if ok {
-			blk.value(fmt.Sprintf("disks.filesystems[%d].device", fs), b.plan.Disks.Filesystems[fs].Device, false)
+			blk.value(b.plan.SectionPath(provisioning.SectionFilesystems).Index(fs).Field("device"), b.plan.Disks.Filesystems[fs].Device, false)
 		}
 		blk.text("\nWhere=")
-		blk.value(pp+"[1]", where, false)
+		blk.value(pp.Index(1), where, false)
 		blk.text("\nOptions=")
 		for j, o := range m[2:] {
 			if j > 0 {
 				blk.text(",")
 			}
-			blk.value(fmt.Sprintf("%s[%d]", pp, j+2), o, false)
+			blk.value(pp.Index(j+2), o, false)
 		}
 		blk.text("\n\n[Install]\nWantedBy=multi-user.target")
 		contents := b.block(&blk)
 		name := strings.TrimPrefix(strings.ReplaceAll(where, "/", "-"), "-") + ".mount"
-		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, ctypes.SystemdUnit{Name: b.plain(slotUnitName, pp+"[1]", name), Enabled: ptrTo(true), Contents: contents})
+		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, ctypes.SystemdUnit{Name: b.plain(slotUnitName, pp.Index(1), name), Enabled: ptrTo(true), Contents: contents})
 	}
 }
 
@@ -151,7 +146,7 @@ func (b *legacyBuilder) disks() {
 		return
 	}
 	for i, part := range d.Partitions {
-		out := ctypes.Disk{Device: b.plain(slotDisk, fmt.Sprintf("disks.partitions[%d].device", i), part.Device)}
+		out := ctypes.Disk{Device: b.plain(slotDisk, b.plan.SectionPath(provisioning.SectionPartitions).Index(i).Field("device"), part.Device)}
 		if part.Overwrite != nil {
 			out.WipeTable = *part.Overwrite
 		}
@@ -161,21 +156,21 @@ func (b *legacyBuilder) disks() {
 		b.cfg.Storage.Disks = append(b.cfg.Storage.Disks, out)
 	}
 	for i, fs := range d.Filesystems {
-		pp := fmt.Sprintf("disks.filesystems[%d]", i)
+		pp := b.plan.SectionPath(provisioning.SectionFilesystems).Index(i)
 		mount := &ctypes.Mount{
-			Device: b.plain(slotFSMount, pp+".device", fs.Device),
-			Format: b.plain(slotFSMount, pp+".filesystem", fs.Filesystem),
-			Label:  b.plainPtr(slotFSMount, pp+".label", fs.Label),
+			Device: b.plain(slotFSMount, pp.Field("device"), fs.Device),
+			Format: b.plain(slotFSMount, pp.Field("filesystem"), fs.Filesystem),
+			Label:  b.plainPtr(slotFSMount, pp.Field("label"), fs.Label),
 		}
 		if fs.Overwrite != nil {
 			mount.WipeFilesystem = *fs.Overwrite
 		} else {
 			// CABPK's template writes "wipe_filesystem: <nil>", which its
 			// transpiler refuses: CABPK fails on such a config.
-			b.ps.Errorf(pp+".overwrite", "must be set in the legacy %s layout (CABPK's Ignition transpiler refuses the value CABPK writes for an unset one)", Format)
+			b.ps.Errorf(pp.Field("overwrite"), "must be set in the legacy %s layout (CABPK's Ignition transpiler refuses the value CABPK writes for an unset one)", Format)
 		}
-		opts := func(j int) string { return fmt.Sprintf("%s.extraOpts[%d]", pp, j) }
+		opts := func(j int) provisioning.Path { return pp.Field("extraOpts").Index(j) }
 		mount.Options = b.items(opts, fs.ExtraOpts, slotFSOption)
-		b.cfg.Storage.Filesystems = append(b.cfg.Storage.Filesystems, ctypes.Filesystem{Name: b.plain(slotFSName, pp+".label", fs.Label), Mount: mount})
+		b.cfg.Storage.Filesystems = append(b.cfg.Storage.Filesystems, ctypes.Filesystem{Name: b.plain(slotFSName, pp.Field("label"), fs.Label), Mount: mount})
 	}
 }

@@ -2,9 +2,7 @@ package ignition
 
 import (
 	_ "embed"
-	"fmt"
 	"path"
-	"strconv"
 	"strings"
 
 	ctypes "github.com/flatcar/container-linux-config-transpiler/config/types"
@@ -37,7 +35,9 @@ import (
 //
 // The script runs the pre commands, the bootstrap command, writes the
 // sentinel, moves the bootstrap input to /tmp (so the unit runs once) and runs
-// the post commands.
+// the post commands. Plans without a bootstrap input, and the Plan's own
+// units, are laid out as legacy_units.go describes; neither occurs in a
+// KubeadmConfig's Plan.
 
 const (
 	legacyScriptPath = "/etc/kubeadm.sh"
@@ -72,16 +72,17 @@ func (b *legacyBuilder) build() {
 	for i := range p.Users {
 		b.user(i, &p.Users[i])
 	}
-	b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, ctypes.SystemdUnit{Name: legacyUnitName, Enabled: ptrTo(true), Contents: legacyUnit})
+	b.bootstrapUnit()
 	if p.NTP != nil && p.NTP.Enabled != nil {
 		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, ctypes.SystemdUnit{Name: legacyNTPUnit, Enabled: ptrTo(true)})
 	}
 	b.mounts()
+	b.units()
 	b.disks()
 	for i := range p.Users {
 		u := &p.Users[i]
 		if u.Sudo != "" {
-			pp := func(field string) string { return provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), field) }
+			pp := func(field string) provisioning.Path { return provisioning.FieldPath(u.Origin, p.UserPath(i), field) }
 			blk := fileBlock()
 			blk.value(pp("name"), u.Name, false)
 			blk.text(" ")
@@ -104,7 +105,7 @@ func (b *legacyBuilder) build() {
 				blk.text(",")
 			}
 			u := &p.Users[i]
-			blk.value(provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), "name"), u.Name, false)
+			blk.value(p.UserPath(i).Field("name"), u.Name, false)
 		}
 		blk.text("\n  PasswordAuthentication yes")
 		b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile(legacySSHDConfig, 0o600, &blk))
@@ -114,8 +115,7 @@ func (b *legacyBuilder) build() {
 			b.file(i, &p.Files[i])
 		}
 	}
-	script := b.script()
-	b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile(legacyScriptPath, 0o700, &script))
+	b.bootstrapScript()
 	for i := range p.Files {
 		if p.Files[i].BootstrapInput {
 			b.file(i, &p.Files[i])
@@ -127,7 +127,7 @@ func (b *legacyBuilder) build() {
 		blk.text("# Common pool")
 		for i, s := range n.Servers {
 			blk.text("\nserver ")
-			blk.value(fmt.Sprintf("ntp.servers[%d]", i), s, false)
+			blk.value(p.SectionPath(provisioning.SectionNTP).Field("servers").Index(i), s, false)
 		}
 		blk.text("\n" + strings.TrimSuffix(legacyNTPTail, "\n"))
 		b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile(legacyNTPConf, 0o644, &blk))
@@ -152,7 +152,7 @@ func (b *legacyBuilder) script() clcBlock {
 	if sentinel := b.plan.Sentinel; sentinel != "" {
 		blk.text("mkdir -p " + path.Dir(sentinel) + " && echo success > " + sentinel + "\n")
 	}
-	blk.text("mv " + legacyInputPath + " /tmp/\n")
+	blk.text(b.runOnceLine())
 	for _, c := range b.plan.CommandsIn(provisioning.PhasePost) {
 		blk.text("\n")
 		blk.value(commandField(c), c.Script, true)
@@ -160,11 +160,11 @@ func (b *legacyBuilder) script() clcBlock {
 	return blk
 }
 
-func commandField(c provisioning.Command) string {
-	if c.Origin != "" {
+func commandField(c provisioning.Command) provisioning.Path {
+	if !c.Origin.IsZero() {
 		return c.Origin
 	}
-	return "commands"
+	return provisioning.NewPath("commands")
 }
 
 func (b *legacyBuilder) user(i int, u *provisioning.User) {
@@ -174,7 +174,7 @@ func (b *legacyBuilder) user(i int, u *provisioning.User) {
 		out.Gecos = b.plain(slotUserField, pp("gecos"), u.Gecos)
 	}
 	if u.Groups != "" {
-		out.Groups = b.items(func(int) string { return pp("groups") }, strings.Split(u.Groups, ", "), slotUserItem)
+		out.Groups = b.items(func(int) provisioning.Path { return pp("groups") }, strings.Split(u.Groups, ", "), slotUserItem)
 	}
 	if u.HomeDir != "" {
 		out.HomeDir = b.plain(slotUserField, pp("homeDir"), u.HomeDir)
@@ -188,7 +188,7 @@ func (b *legacyBuilder) user(i int, u *provisioning.User) {
 	if u.PrimaryGroup != "" {
 		out.PrimaryGroup = b.plain(slotUserField, pp("primaryGroup"), u.PrimaryGroup)
 	}
-	keys := func(j int) string { return pp(fmt.Sprintf("sshAuthorizedKeys[%d]", j)) }
+	keys := func(j int) provisioning.Path { return pp("sshAuthorizedKeys").Index(j) }
 	out.SSHAuthorizedKeys = b.items(keys, u.SSHAuthorizedKeys, slotUserItem)
 	b.cfg.Passwd.Users = append(b.cfg.Passwd.Users, out)
 }
@@ -229,7 +229,7 @@ func (b *legacyBuilder) file(i int, f *provisioning.File) {
 	if f.Encoding == provisioning.EncodingBase64 {
 		blk.before, blk.binary = binaryBlockHead, true
 	}
-	blk.value("content", f.Content, true) // the problems below name the field
+	blk.value(contentField, f.Content, true) // the problems below name the field
 	r := blk.read()
 	switch {
 	case len(r.broken) > 0:
@@ -268,7 +268,7 @@ func (b *legacyBuilder) block(blk *clcBlock) string {
 // read reads v as CABPK's YAML reads it in slot and reports when that
 // changes it; null: YAML reads null there. Problems name the field only: the
 // value can be a secret.
-func (b *legacyBuilder) read(slot *yamlSlot, pp, v string) (got string, null bool) {
+func (b *legacyBuilder) read(slot *yamlSlot, pp provisioning.Path, v string) (got string, null bool) {
 	got, null, ok := slot.read(v)
 	switch {
 	case !ok:
@@ -282,13 +282,13 @@ func (b *legacyBuilder) read(slot *yamlSlot, pp, v string) (got string, null boo
 	return got, null
 }
 
-func (b *legacyBuilder) plain(slot *yamlSlot, pp, v string) string {
+func (b *legacyBuilder) plain(slot *yamlSlot, pp provisioning.Path, v string) string {
 	got, _ := b.read(slot, pp, v)
 	return got
 }
 
 // plainPtr is plain for an optional field: null leaves it unset.
-func (b *legacyBuilder) plainPtr(slot *yamlSlot, pp, v string) *string {
+func (b *legacyBuilder) plainPtr(slot *yamlSlot, pp provisioning.Path, v string) *string {
 	if got, null := b.read(slot, pp, v); !null {
 		return &got
 	}
@@ -297,7 +297,7 @@ func (b *legacyBuilder) plainPtr(slot *yamlSlot, pp, v string) *string {
 
 // items reads each value as a sequence item in slot; CABPK drops the items
 // YAML reads as null.
-func (b *legacyBuilder) items(field func(int) string, vs []string, slot *yamlSlot) []string {
+func (b *legacyBuilder) items(field func(int) provisioning.Path, vs []string, slot *yamlSlot) []string {
 	var out []string
 	for j, v := range vs {
 		if got, null := b.read(slot, field(j), v); !null {
@@ -311,10 +311,14 @@ func ptrTo[T any](v T) *T { return &v }
 
 // fieldPaths is provisioning.FieldPath for the fields of list[i], with the
 // base built once: every value read names its field, problem or not.
-func fieldPaths(origin, list string, i int) func(field string) string {
+func fieldPaths(origin provisioning.Path, list string, i int) func(field string) provisioning.Path {
 	base := origin
-	if base == "" {
-		base = list + "[" + strconv.Itoa(i) + "]"
+	if base.IsZero() {
+		base = provisioning.NewPath(list).Index(i)
 	}
-	return func(field string) string { return base + "." + field }
+	return func(field string) provisioning.Path { return base.Field(field) }
 }
+
+// contentField marks a file's content in its block; problems about it are
+// reported at the file's own path.
+var contentField = provisioning.NewPath("content")

@@ -2,6 +2,7 @@ package ignition
 
 import (
 	"encoding/base64"
+	"github.com/nodeboot/nodeboot/provisioning"
 	"strconv"
 	"strings"
 	"sync"
@@ -256,8 +257,8 @@ type clcBlock struct {
 
 type blockPart struct {
 	s string
-	// field names the value; "" for the template's own text.
-	field    string
+	// field names the value; zero for the template's own text.
+	field    provisioning.Path
 	reindent bool
 }
 
@@ -277,7 +278,7 @@ func fileBlock() clcBlock {
 
 func (k *clcBlock) text(s string) { k.add(blockPart{s: s}) }
 
-func (k *clcBlock) value(field, v string, reindent bool) {
+func (k *clcBlock) value(field provisioning.Path, v string, reindent bool) {
 	k.add(blockPart{s: v, field: field, reindent: reindent})
 }
 
@@ -297,11 +298,11 @@ type blockReading struct {
 	// broken names the values that make CABPK's parser fail, or change the
 	// structure of its config; badBase64 that the !!binary block does not
 	// decode.
-	broken    []string
+	broken    []provisioning.Path
 	badBase64 bool
 	// changed names the values read differently than written (apart from
 	// the clipping of trailing empty lines).
-	changed []string
+	changed []provisioning.Path
 }
 
 func (r *blockReading) ok() bool { return len(r.broken) == 0 && !r.badBase64 }
@@ -333,9 +334,9 @@ func (k *clcBlock) parse() blockReading {
 	switch {
 	case !ok:
 		// Name the values that break it on their own, or all of them.
-		var all []string
+		var all []provisioning.Path
 		for j, p := range k.parts {
-			if p.field == "" {
+			if p.field.IsZero() {
 				continue
 			}
 			all = appendOnce(all, p.field)
@@ -356,9 +357,9 @@ func (k *clcBlock) parse() blockReading {
 	}
 	r.content = content
 	if !k.binary && content != clip(k.meant()) {
-		var all []string
+		var all []provisioning.Path
 		for _, p := range k.parts {
-			if p.field == "" {
+			if p.field.IsZero() {
 				continue
 			}
 			all = appendOnce(all, p.field)
@@ -393,8 +394,8 @@ func (k *clcBlock) readWith(shape *yaml.Node, real func(int) bool) (content stri
 func (k *clcBlock) simple() bool {
 	atStart := true
 	for _, p := range k.parts {
-		lf := p.field == "" || p.reindent
-		if p.field != "" && !blockSafe(p.s, lf) {
+		lf := p.field.IsZero() || p.reindent
+		if !p.field.IsZero() && !blockSafe(p.s, lf) {
 			return false
 		}
 		if atStart {
@@ -444,10 +445,10 @@ func (k *clcBlock) document(real func(int) bool) string {
 	b.WriteString(pad[1:])
 	for j, p := range k.parts {
 		s := p.s
-		if p.field != "" && !real(j) {
+		if !p.field.IsZero() && !real(j) {
 			s = placeholder
 		}
-		if p.field == "" || p.reindent {
+		if p.field.IsZero() || p.reindent {
 			s = strings.ReplaceAll(s, "\n", pad)
 		}
 		b.WriteString(s)
@@ -523,9 +524,9 @@ func parseYAML(doc string) (*yaml.Node, error) {
 	return &n, nil
 }
 
-func appendOnce(list []string, s string) []string {
+func appendOnce(list []provisioning.Path, s provisioning.Path) []provisioning.Path {
 	for _, x := range list {
-		if x == s {
+		if x.Equal(s) {
 			return list
 		}
 	}

@@ -1,6 +1,7 @@
 package ignition
 
 import (
+	"github.com/nodeboot/nodeboot/provisioning"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,7 +98,7 @@ func TestFileContentReadings(t *testing.T) {
 		{"\n", "", false, false},
 	} {
 		blk := fileBlock()
-		blk.value("content", c.content, true)
+		blk.value(provisioning.NewPath("content"), c.content, true)
 		r := blk.read()
 		require.Equal(t, c.broken, !r.ok(), "%q", c.content)
 		if !c.broken {
@@ -116,11 +117,11 @@ func TestBlockFastPath(t *testing.T) {
 			if binary {
 				blk.before, blk.binary = binaryBlockHead, true
 			}
-			blk.value("content", c, true)
+			blk.value(provisioning.NewPath("content"), c, true)
 			sudo := fileBlock()
-			sudo.value("name", "u", false)
+			sudo.value(provisioning.NewPath("name"), "u", false)
 			sudo.text(" ")
-			sudo.value("sudo", c, false)
+			sudo.value(provisioning.NewPath("sudo"), c, false)
 			for _, k := range []*clcBlock{&blk, &sudo} {
 				if !k.simple() {
 					continue
@@ -136,16 +137,16 @@ func TestBlockFastPath(t *testing.T) {
 // and only that one.
 func TestBlockNamesTheCulprit(t *testing.T) {
 	blk := fileBlock()
-	blk.value("name", "u", false)
+	blk.value(provisioning.NewPath("name"), "u", false)
 	blk.text(" ")
-	blk.value("sudo", "line1\nline2", false)
+	blk.value(provisioning.NewPath("sudo"), "line1\nline2", false)
 	r := blk.read()
-	require.Equal(t, []string{"sudo"}, r.broken)
+	require.Equal(t, []string{"sudo"}, pathStrings(r.broken))
 
 	blk = fileBlock()
-	blk.value("name", "u", false)
+	blk.value(provisioning.NewPath("name"), "u", false)
 	blk.text(" ")
-	blk.value("sudo", "trailing nl\n", false)
+	blk.value(provisioning.NewPath("sudo"), "trailing nl\n", false)
 	r = blk.read()
 	require.True(t, r.ok())
 	require.Equal(t, "u trailing nl\n", r.content)
@@ -181,4 +182,12 @@ func TestYAMLMode(t *testing.T) {
 	}
 	_, _, ok := yamlMode(strings.Repeat("9", 30))
 	require.False(t, ok)
+}
+
+func pathStrings(ps []provisioning.Path) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return out
 }

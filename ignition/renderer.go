@@ -25,13 +25,16 @@ func (*Renderer) Format() string { return Format }
 
 // Check implements provisioning.Provisioner.
 func (*Renderer) Check(p *provisioning.Plan, opts provisioning.Options) provisioning.Problems {
+	if p == nil {
+		return p.Validate()
+	}
 	if opts.Version == "" {
 		return checkLegacy(p, opts)
 	}
 	d, err := dialectFor(opts.Version)
 	if err != nil {
 		ps := p.Validate()
-		ps.Errorf("options.version", "%v", err)
+		ps.AddError(opts.VersionPath(), err)
 		return ps
 	}
 	ps, _ := checkV3(p, opts, d)
@@ -40,13 +43,16 @@ func (*Renderer) Check(p *provisioning.Plan, opts provisioning.Options) provisio
 
 // Render implements provisioning.Provisioner.
 func (*Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*provisioning.Output, error) {
+	if p == nil {
+		return nil, p.Validate().Err()
+	}
 	if opts.Version == "" {
 		return renderLegacy(p, opts)
 	}
 	d, err := dialectFor(opts.Version)
 	if err != nil {
 		var ps provisioning.Problems
-		ps.Errorf("options.version", "%v", err)
+		ps.AddError(opts.VersionPath(), err)
 		return nil, ps
 	}
 	return renderV3(p, opts, d)

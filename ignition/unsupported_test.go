@@ -25,7 +25,7 @@ var legacyUnsupported = []unsupportedCase{
 	{"file without permissions", func(p *provisioning.Plan) { p.Files[0].Permissions = "" }, "spec.files[0].permissions"},
 	{"bootCommands", func(p *provisioning.Plan) { p.BootCommands = []string{"echo boot"} }, "bootCommands"},
 	{"users inactive", func(p *provisioning.Plan) {
-		p.Users = []provisioning.User{{Name: "u", Inactive: ptr(true), Origin: "spec.users[0]"}}
+		p.Users = []provisioning.User{{Name: "u", Inactive: ptr(true), Origin: provisioning.NewPath("spec", "users").Index(0)}}
 	}, "spec.users[0].inactive"},
 	{"tableType mbr", func(p *provisioning.Plan) {
 		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", Layout: ptr(true), TableType: "mbr"}}}
@@ -68,7 +68,7 @@ func TestLegacyWarnsWhereCABPKDropsOrInverts(t *testing.T) {
 			out, err := r.Render(p, provisioning.Options{})
 			require.NoError(t, err)
 			require.Len(t, out.Warnings, 1, out.Warnings.Error())
-			require.Equal(t, c.path, out.Warnings[0].Path)
+			require.Equal(t, c.path, out.Warnings[0].Path.String())
 		})
 	}
 }
@@ -113,7 +113,7 @@ func TestUnsupportedNamesField(t *testing.T) {
 				opts := provisioning.Options{Version: d.version}
 				errs := r.Check(p, opts).Errors()
 				require.Len(t, errs, 1, errs.Error())
-				require.Equal(t, c.path, errs[0].Path)
+				require.Equal(t, c.path, errs[0].Path.String())
 				_, err := r.Render(p, opts)
 				var ps provisioning.Problems
 				require.True(t, errors.As(err, &ps), "%v", err)
@@ -133,7 +133,7 @@ func TestLegacyAppendIsAWarning(t *testing.T) {
 	out, err := (&ignition.Renderer{}).Render(p, provisioning.Options{})
 	require.NoError(t, err)
 	require.Len(t, out.Warnings, 1)
-	require.Equal(t, "spec.files[0].append", out.Warnings[0].Path)
+	require.Equal(t, "spec.files[0].append", out.Warnings[0].Path.String())
 }
 
 // TestLegacyNeverQuotesAPassword: a password hash the legacy layout cannot
@@ -141,7 +141,7 @@ func TestLegacyAppendIsAWarning(t *testing.T) {
 func TestLegacyNeverQuotesAPassword(t *testing.T) {
 	for _, hash := range []string{"{secret-hash", "x #secret-hash", "null"} {
 		p := basePlan()
-		p.Users = []provisioning.User{{Name: "u", Passwd: hash, LockPassword: ptr(false), Origin: "spec.users[0]"}}
+		p.Users = []provisioning.User{{Name: "u", Passwd: hash, LockPassword: ptr(false), Origin: provisioning.NewPath("spec", "users").Index(0)}}
 		ps := (&ignition.Renderer{}).Check(p, provisioning.Options{})
 		require.NotEmpty(t, ps, hash)
 		for _, pr := range ps {
@@ -161,7 +161,7 @@ func TestLegacyProblemsNeverQuoteValues(t *testing.T) {
 		p.Files[0].Content, p.Files[0].Owner = v, v
 		p.Commands[0].Script = v
 		p.Users = []provisioning.User{{Name: "u", Gecos: v, Groups: "a, " + v, Shell: v, Sudo: v, SSHAuthorizedKeys: []string{v},
-			Passwd: v, LockPassword: ptr(false), Origin: "spec.users[0]"}}
+			Passwd: v, LockPassword: ptr(false), Origin: provisioning.NewPath("spec", "users").Index(0)}}
 		p.NTP = &provisioning.NTP{Enabled: ptr(true), Servers: []string{v}}
 		p.Disks = &provisioning.DiskSetup{Filesystems: []provisioning.Filesystem{{Device: "/dev/sdb1", Filesystem: "ext4", Label: "data",
 			Overwrite: ptr(false), ExtraOpts: []string{v}}}}

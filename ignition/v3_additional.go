@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	butane "github.com/coreos/butane/config"
-	butanecommon "github.com/coreos/butane/config/common"
 	"github.com/coreos/vcontext/report"
 	yaml "gopkg.in/yaml.v3"
 
@@ -20,10 +18,10 @@ var butaneVariants = map[string]bool{"flatcar": true, "fcos": true}
 // userConfig reads the additional config into the dialect's types: Butane
 // (YAML with variant and version keys) is translated first, Ignition JSON is
 // parsed as is; older spec versions are translated up by Ignition itself.
-func userConfig(raw []byte, strict bool, d *dialect, ps *provisioning.Problems) any {
+func userConfig(raw []byte, strict bool, d *dialect, at provisioning.Path, ps *provisioning.Problems) any {
 	ign := raw
 	if t := bytes.TrimSpace(raw); !isButane(raw) && (len(t) == 0 || t[0] != '{') {
-		ps.Errorf(additionalConfigPath, "%v: for Ignition %s it must be Butane (with variant and version keys) or Ignition JSON; a Container Linux Config works with the legacy dialect only", ErrAdditionalConfig, d.version)
+		ps.Wrapf(at, ErrAdditionalConfig, "for Ignition %s it must be Butane (with variant and version keys) or Ignition JSON; a Container Linux Config works with the legacy dialect only", d.version)
 		return nil
 	}
 	if isButane(raw) {
@@ -33,21 +31,21 @@ func userConfig(raw []byte, strict bool, d *dialect, ps *provisioning.Problems) 
 		}
 		_ = yaml.Unmarshal(raw, &head)
 		if !butaneVariants[head.Variant] {
-			ps.Errorf(additionalConfigPath, "%v: Butane variant %q is not supported (use flatcar or fcos)", ErrAdditionalConfig, head.Variant)
+			ps.Wrapf(at, ErrAdditionalConfig, "Butane variant %q is not supported (use flatcar or fcos)", head.Variant)
 			return nil
 		}
 		if strings.Contains(head.Version, "experimental") {
-			ps.Errorf(additionalConfigPath, "%v: experimental Butane version %q is not supported", ErrAdditionalConfig, head.Version)
+			ps.Wrapf(at, ErrAdditionalConfig, "experimental Butane version %q is not supported", head.Version)
 			return nil
 		}
-		out, r, err := butane.TranslateBytes(raw, butanecommon.TranslateBytesOptions{})
-		if !reportInto(ps, "Butane", r, err, strict) {
+		out, r, err := translateButane(raw)
+		if !reportInto(ps, at, "Butane", r, err, strict) {
 			return nil
 		}
 		ign = out
 	}
 	cfg, r, err := d.parseCompatible(ign)
-	if !reportInto(ps, "Ignition", r, err, strict) {
+	if !reportInto(ps, at, "Ignition", r, err, strict) {
 		return nil
 	}
 	return cfg
@@ -70,20 +68,20 @@ func isButane(raw []byte) bool {
 
 // reportInto adds a translation or parse report to ps; warnings become
 // errors when strict. It returns false when the config cannot be used.
-func reportInto(ps *provisioning.Problems, what string, r report.Report, err error, strict bool) bool {
+func reportInto(ps *provisioning.Problems, at provisioning.Path, what string, r report.Report, err error, strict bool) bool {
 	ok := err == nil && !r.IsFatal()
 	for _, e := range r.Entries {
 		msg := e.String()
 		switch {
 		case e.Kind == report.Error, strict && e.Kind == report.Warn:
-			ps.Errorf(additionalConfigPath, "%v: %s: %s", ErrAdditionalConfig, what, msg)
+			ps.Wrapf(at, ErrAdditionalConfig, "%s: %s", what, msg)
 			ok = false
 		case e.Kind == report.Warn:
-			ps.Warnf(additionalConfigPath, "%s: %s", what, msg)
+			ps.Warnf(at, "%s: %s", what, msg)
 		}
 	}
 	if err != nil && !r.IsFatal() {
-		ps.Errorf(additionalConfigPath, "%v: %s: %v", ErrAdditionalConfig, what, err)
+		ps.Wrapf(at, ErrAdditionalConfig, "%s: %v", what, err)
 	}
 	return ok
 }
@@ -106,7 +104,7 @@ func bootstrapOwned(p *provisioning.Plan) (paths map[string]bool, units map[stri
 		paths[p.Sentinel] = true
 	}
 	for i := range p.Files {
-		if f := &p.Files[i]; f.Origin == "" || f.BootstrapInput {
+		if f := &p.Files[i]; f.Origin.IsZero() || f.BootstrapInput {
 			paths[f.Path] = true
 		}
 	}
@@ -142,27 +140,27 @@ type userView struct {
 // and ignition.config.replace, which discards the generated config whole.
 // Problems name the entry and the path or unit, which are not secret; never
 // contents.
-func protectGenerated(p *provisioning.Plan, user any, ps *provisioning.Problems) {
+func protectGenerated(p *provisioning.Plan, user any, at provisioning.Path, ps *provisioning.Problems) {
 	raw, err := json.Marshal(user)
 	var v userView
 	if err == nil {
 		err = json.Unmarshal(raw, &v)
 	}
 	if err != nil {
-		ps.Errorf(additionalConfigPath, "%v: %v", ErrAdditionalConfig, err)
+		ps.Wrapf(at, ErrAdditionalConfig, "%v", err)
 		return
 	}
 	paths, units := bootstrapOwned(p)
 	if v.Ignition.Config.Replace.Source != nil {
-		ps.Errorf(additionalConfigPath, "%v: ignition.config.replace would discard the config nodeboot generates for the bootstrap", ErrAdditionalConfig)
+		ps.Wrapf(at, ErrAdditionalConfig, "ignition.config.replace would discard the config nodeboot generates for the bootstrap")
 	}
 	if len(v.Ignition.Config.Merge) > 0 {
-		ps.Warnf(additionalConfigPath, "ignition.config.merge: a config fetched at boot is merged over the generated one and cannot be checked here; it must not replace the bootstrap files or units")
+		ps.Warnf(at, "ignition.config.merge: a config fetched at boot is merged over the generated one and cannot be checked here; it must not replace the bootstrap files or units")
 	}
 	check := func(kind string, i int, p string, parentToo bool) {
 		switch {
 		case paths[p]:
-			ps.Errorf(additionalConfigPath, "%v: storage.%s[%d] (%s): may not replace a file nodeboot generates for the bootstrap", ErrAdditionalConfig, kind, i, p)
+			ps.Wrapf(at, ErrAdditionalConfig, "storage.%s[%d] (%s): may not replace a file nodeboot generates for the bootstrap", kind, i, p)
 		case parentToo:
 			under := ""
 			for owned := range paths {
@@ -171,7 +169,7 @@ func protectGenerated(p *provisioning.Plan, user any, ps *provisioning.Problems)
 				}
 			}
 			if under != "" {
-				ps.Errorf(additionalConfigPath, "%v: storage.%s[%d] (%s): may not stand where a directory of %s, which nodeboot generates for the bootstrap, must be", ErrAdditionalConfig, kind, i, p, under)
+				ps.Wrapf(at, ErrAdditionalConfig, "storage.%s[%d] (%s): may not stand where a directory of %s, which nodeboot generates for the bootstrap, must be", kind, i, p, under)
 			}
 		}
 	}
@@ -186,7 +184,7 @@ func protectGenerated(p *provisioning.Plan, user any, ps *provisioning.Problems)
 	}
 	for i, u := range v.Systemd.Units {
 		if units[u.Name] {
-			ps.Errorf(additionalConfigPath, "%v: systemd.units[%d] (%s): may not change a unit nodeboot generates for the bootstrap", ErrAdditionalConfig, i, u.Name)
+			ps.Wrapf(at, ErrAdditionalConfig, "systemd.units[%d] (%s): may not change a unit nodeboot generates for the bootstrap", i, u.Name)
 		}
 	}
 }

@@ -57,10 +57,13 @@ func (b *v3Builder) build() {
 	b.mounts()
 	b.bootCommands()
 	b.commands()
+	b.units()
 }
 
 func (b *v3Builder) file(i int, f *provisioning.File) {
-	pp := func(field string) string { return provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), field) }
+	pp := func(field string) provisioning.Path {
+		return provisioning.FieldPath(f.Origin, b.plan.FilePath(i), field)
+	}
 	res, err := resource(f.Content, f.Encoding)
 	if err != nil {
 		b.ps.Errorf(pp("content"), "%v", err)
@@ -212,7 +215,7 @@ func (b *v3Builder) user(i int, u *provisioning.User) {
 		b.group(string(g))
 	}
 	if u.Sudo != "" {
-		pp := provisioning.FieldPath(u.Origin, fmt.Sprintf("users[%d]", i), "sudo")
+		pp := b.plan.UserPath(i).Field("sudo")
 		if strings.ContainsAny(u.Sudo, "\n\r") {
 			b.ps.Errorf(pp, "must be one sudoers rule on one line")
 		}

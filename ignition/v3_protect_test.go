@@ -61,7 +61,7 @@ func TestV3AdditionalConfigCannotTouchBootstrap(t *testing.T) {
 			var ps provisioning.Problems
 			require.True(t, errors.As(err, &ps), "%v", err)
 			require.Len(t, ps, 1, "%v", ps)
-			require.Equal(t, "additionalConfig", ps[0].Path)
+			require.Equal(t, "additionalConfig", ps[0].Path.String())
 			require.Contains(t, ps[0].Message, ignition.ErrAdditionalConfig.Error())
 			require.Contains(t, ps[0].Message, c.want)
 			require.NotContains(t, err.Error(), secret)

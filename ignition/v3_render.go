@@ -49,7 +49,7 @@ func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provi
 	ps := p.Validate()
 	for i := range p.Files {
 		if f := &p.Files[i]; provisioning.IsWindowsPath(f.Path) {
-			provisioning.Unsupported(&ps, Format+" "+d.version, provisioning.FieldPath(f.Origin, fmt.Sprintf("files[%d]", i), "path"), "a Windows path (Ignition provisions Linux only)")
+			provisioning.Unsupported(&ps, Format+" "+d.version, p.FilePath(i).Field("path"), "a Windows path (Ignition provisions Linux only)")
 		}
 	}
 	if ps.Err() != nil {
@@ -61,7 +61,7 @@ func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provi
 	if p.NTP != nil {
 		for i, s := range p.NTP.Servers {
 			if s != "" && containsSpace(s) {
-				ps.Errorf(fmt.Sprintf("ntp.servers[%d]", i), "must be one host name or address")
+				ps.Errorf(p.SectionPath(provisioning.SectionNTP).Field("servers").Index(i), "must be one host name or address")
 			}
 		}
 	}
@@ -72,29 +72,29 @@ func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provi
 	// Everything a Plan needs exists since 3.3 and serialises the same in
 	// every 3.x version's types, so the newest types carry any version.
 	if r := validateGenerated(&b.cfg); r.IsFatal() {
-		ps.Errorf("", "%v: %s", ErrInvalidOutput, r.String())
+		ps.Wrapf(provisioning.Path{}, ErrInvalidOutput, "%s", r.String())
 		return ps, nil
 	}
 	if len(opts.AdditionalConfig) == 0 {
 		return ps, &b.cfg
 	}
-	user := userConfig(opts.AdditionalConfig, opts.Strict, d, &ps)
+	user := userConfig(opts.AdditionalConfig, opts.Strict, d, opts.AdditionalConfigPath(), &ps)
 	if user == nil {
 		return ps, nil
 	}
-	protectGenerated(p, user, &ps)
+	protectGenerated(p, user, opts.AdditionalConfigPath(), &ps)
 	if ps.Err() != nil {
 		return ps, nil
 	}
 	// Merging needs the generated config in the user's version's types.
 	raw, err := marshalJSON(b.cfg)
 	if err != nil {
-		ps.Errorf("", "marshal Ignition config: %v", err)
+		ps.Wrapf(provisioning.Path{}, ErrInvalidOutput, "marshal Ignition config: %v", err)
 		return ps, nil
 	}
 	cfg, err := d.decode(raw)
 	if err != nil {
-		ps.Errorf("", "%v: %v", ErrInvalidOutput, err)
+		ps.Wrapf(provisioning.Path{}, ErrInvalidOutput, "%v", err)
 		return ps, nil
 	}
 	cfg, _ = merge.MergeStructTranscribe(cfg, user)
@@ -116,14 +116,14 @@ func renderV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (*pro
 		sizes = v3Sizes(data)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("marshal Ignition %s config: %w", d.version, err)
+		return nil, fmt.Errorf("%w: marshal Ignition %s config: %w", ErrInvalidOutput, d.version, err)
 	}
 	// The generated config is valid by construction (validateGenerated);
 	// merged with the user's config it is something new, which Ignition's
 	// parser validates whole.
 	if len(opts.AdditionalConfig) > 0 {
 		if _, r, err := d.parseCompatible(data); err != nil || r.IsFatal() {
-			return nil, fmt.Errorf("%w: %v %s", ErrInvalidOutput, err, r.String())
+			return nil, fmt.Errorf("%w: %v %s", ErrInvalidOutput, err, r.String()) //nolint:errorlint // err is often nil (a fatal report); the sentinel is what callers match
 		}
 	}
 	out := &provisioning.Output{Data: data, Format: Format, Warnings: ps.Warnings(), Sizes: sizes}
@@ -132,8 +132,8 @@ func renderV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (*pro
 		if err != nil {
 			return nil, err
 		}
-		out.Sizes["uncompressed"] = len(data)
-		out.Sizes["total"] = len(wrapped)
+		out.Sizes[provisioning.SizeUncompressed] = len(data)
+		out.Sizes[provisioning.SizeTotal] = len(wrapped)
 		out.Data = wrapped
 	}
 	if opts.MaxBytes > 0 && len(out.Data) > opts.MaxBytes {
@@ -153,7 +153,7 @@ func wrap(data []byte, d *dialect) ([]byte, error) {
 	w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
 	_, _ = w.Write(data)
 	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("gzip Ignition config: %w", err)
+		return nil, fmt.Errorf("%w: gzip Ignition config: %w", ErrInvalidOutput, err)
 	}
 	var outer types.Config
 	outer.Ignition.Version = d.version
@@ -163,10 +163,10 @@ func wrap(data []byte, d *dialect) ([]byte, error) {
 	}
 	raw, err := marshalJSON(outer)
 	if err != nil {
-		return nil, fmt.Errorf("marshal wrapper config: %w", err)
+		return nil, fmt.Errorf("%w: marshal wrapper config: %w", ErrInvalidOutput, err)
 	}
 	if _, r, err := d.parseCompatible(raw); err != nil || r.IsFatal() {
-		return nil, fmt.Errorf("%w: wrapper: %v %s", ErrInvalidOutput, err, r.String())
+		return nil, fmt.Errorf("%w: wrapper: %v %s", ErrInvalidOutput, err, r.String()) //nolint:errorlint // as above
 	}
 	return raw, nil
 }
@@ -212,13 +212,13 @@ func marshalSections(cfg *types.Config) ([]byte, map[string]int, error) {
 		sizes[s.key] = b.Len() - start
 	}
 	b.WriteByte('}')
-	sizes["total"] = b.Len()
+	sizes[provisioning.SizeTotal] = b.Len()
 	return b.Bytes(), sizes, nil
 }
 
 // v3Sizes reports the bytes of each top-level section of the config.
 func v3Sizes(data []byte) map[string]int {
-	sizes := map[string]int{"total": len(data)}
+	sizes := map[string]int{provisioning.SizeTotal: len(data)}
 	var sections map[string]json.RawMessage
 	if json.Unmarshal(data, &sections) == nil {
 		for k, v := range sections {

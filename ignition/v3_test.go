@@ -87,7 +87,7 @@ func TestV3AdditionalConfig(t *testing.T) {
 			if c.wantErr {
 				var ps provisioning.Problems
 				require.True(t, errors.As(err, &ps), "%v", err)
-				require.Equal(t, "additionalConfig", ps[0].Path)
+				require.Equal(t, "additionalConfig", ps[0].Path.String())
 				return
 			}
 			require.NoError(t, err)
@@ -108,5 +108,5 @@ func TestUnknownVersion(t *testing.T) {
 	_, err := (&ignition.Renderer{}).Render(basePlan(), provisioning.Options{Version: "3.1.0"})
 	var ps provisioning.Problems
 	require.True(t, errors.As(err, &ps))
-	require.Equal(t, "options.version", ps[0].Path)
+	require.Equal(t, "options.version", ps[0].Path.String())
 }

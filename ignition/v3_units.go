@@ -29,17 +29,17 @@ func (b *v3Builder) disks() {
 		return
 	}
 	for i, part := range d.Partitions {
-		pp := fmt.Sprintf("disks.partitions[%d]", i)
+		pp := b.plan.SectionPath(provisioning.SectionPartitions).Index(i)
 		if part.TableType != "" && part.TableType != "gpt" {
-			provisioning.Unsupported(&b.ps, v3Name, pp+".tableType", fmt.Sprintf("tableType %q (Ignition writes GPT partition tables only)", part.TableType))
+			provisioning.Unsupported(&b.ps, v3Name, pp.Field("tableType"), fmt.Sprintf("tableType %q (Ignition writes GPT partition tables only)", part.TableType))
 		}
 		disk := types.Disk{Device: part.Device, WipeTable: part.Overwrite}
 		switch {
 		case len(part.DiskLayout) > 0:
 			for j, s := range part.DiskLayout {
-				sp := fmt.Sprintf("%s.diskLayout[%d]", pp, j)
+				sp := pp.Field("diskLayout").Index(j)
 				if len(part.DiskLayout) > 1 || s.Percentage != 100 {
-					provisioning.Unsupported(&b.ps, v3Name, sp+".percentage",
+					provisioning.Unsupported(&b.ps, v3Name, sp.Field("percentage"),
 						fmt.Sprintf("a partition of %d%% (Ignition sizes partitions in MiB; only one partition over the whole disk, 100%%, can be expressed)", s.Percentage))
 				}
 				p := types.Partition{Number: j + 1}
@@ -49,7 +49,7 @@ func (b *v3Builder) disks() {
 						guid, ok = s.PartitionType, true
 					}
 					if !ok {
-						provisioning.Unsupported(&b.ps, v3Name, sp+".partitionType", fmt.Sprintf("partition type %q (Ignition needs a GPT type: Linux, LinuxSwap, LinuxRAID, LVM, Fat32, NTFS or a GUID)", s.PartitionType))
+						provisioning.Unsupported(&b.ps, v3Name, sp.Field("partitionType"), fmt.Sprintf("partition type %q (Ignition needs a GPT type: Linux, LinuxSwap, LinuxRAID, LVM, Fat32, NTFS or a GUID)", s.PartitionType))
 					}
 					p.TypeGUID = ptrTo(guid)
 				}
@@ -61,9 +61,9 @@ func (b *v3Builder) disks() {
 		b.cfg.Storage.Disks = append(b.cfg.Storage.Disks, disk)
 	}
 	for i, fs := range d.Filesystems {
-		pp := fmt.Sprintf("disks.filesystems[%d]", i)
+		pp := b.plan.SectionPath(provisioning.SectionFilesystems).Index(i)
 		if fs.ReplaceFS != "" {
-			provisioning.Unsupported(&b.ps, v3Name, pp+".replaceFS", "replaceFS (Ignition cannot replace only a filesystem of a given type)")
+			provisioning.Unsupported(&b.ps, v3Name, pp.Field("replaceFS"), "replaceFS (Ignition cannot replace only a filesystem of a given type)")
 		}
 		out := types.Filesystem{Device: b.partitionDevice(pp, fs), Format: ptrTo(fs.Filesystem), WipeFilesystem: fs.Overwrite}
 		if fs.Label != "" {
@@ -78,14 +78,14 @@ func (b *v3Builder) disks() {
 
 // partitionDevice applies cloud-init's partition field: a number names that
 // partition of the device, "none" (or nothing) the device itself.
-func (b *v3Builder) partitionDevice(pp string, fs provisioning.Filesystem) string {
+func (b *v3Builder) partitionDevice(pp provisioning.Path, fs provisioning.Filesystem) string {
 	switch fs.Partition {
 	case "", "none":
 		return fs.Device
 	}
 	n, err := strconv.Atoi(fs.Partition)
 	if err != nil || n < 1 {
-		provisioning.Unsupported(&b.ps, v3Name, pp+".partition", fmt.Sprintf("partition %q (Ignition needs the partition's number; auto and any search the disk at boot)", fs.Partition))
+		provisioning.Unsupported(&b.ps, v3Name, pp.Field("partition"), fmt.Sprintf("partition %q (Ignition needs the partition's number; auto and any search the disk at boot)", fs.Partition))
 		return fs.Device
 	}
 	if last := fs.Device[len(fs.Device)-1]; last >= '0' && last <= '9' {
@@ -107,7 +107,7 @@ func (b *v3Builder) mounts() {
 		}
 	}
 	for i, m := range b.plan.Mounts {
-		pp := fmt.Sprintf("mounts[%d]", i)
+		pp := b.plan.SectionPath(provisioning.SectionMounts).Index(i)
 		if len(m) < 2 {
 			continue // Plan.Validate reports it.
 		}
@@ -123,15 +123,15 @@ func (b *v3Builder) mounts() {
 			continue
 		}
 		if !path.IsAbs(where) {
-			b.ps.Errorf(pp+"[1]", "mount point must be absolute, got %q", where)
+			b.ps.Errorf(pp.Index(1), "mount point must be absolute, got %q", where)
 			continue
 		}
 		if d := field(4); d != "" && d != "0" {
-			provisioning.Unsupported(&b.ps, v3Name, pp+"[4]", "dump (systemd mount units have no dump frequency)")
+			provisioning.Unsupported(&b.ps, v3Name, pp.Index(4), "dump (systemd mount units have no dump frequency)")
 		}
 		for j, v := range m {
 			if strings.ContainsAny(v, "\n\r") {
-				b.ps.Errorf(fmt.Sprintf("%s[%d]", pp, j), "must not contain a line break")
+				b.ps.Errorf(pp.Index(j), "must not contain a line break")
 			}
 		}
 		what := mountSource(m[0], labels)

@@ -7,6 +7,14 @@
 // it with any registered Provisioner without importing anything kubeadm-shaped.
 // That split is the reason nodeboot exists, and a test enforces it.
 //
+// Errors are values to match, not text to read: every Render and Check error
+// of every provisioner matches ErrInvalid (the input must change) or
+// ErrUnsupported (this provisioner cannot express it) with errors.Is, and
+// errors.As finds the Problems, each at a typed Path. Plan elements carry
+// the Path of the input they came from (Origin, Plan.Origins), so problems
+// name what the provider's user wrote without any translation table.
+// docs/provisioning-api.md lists every option per provisioner.
+//
 // Fields that are pointers are tri-state on purpose: "unset", "false" and "true"
 // render differently in the formats we must reproduce byte for byte.
 package provisioning

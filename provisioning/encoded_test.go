@@ -54,7 +54,7 @@ func TestCorruptEncodedContent(t *testing.T) {
 		{"none", EncodingNone, "anything %%%", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &Plan{Files: []File{{Path: "/etc/x", Encoding: tc.enc, Content: tc.content, Origin: "spec.files[3]"}}}
+			p := &Plan{Files: []File{{Path: "/etc/x", Encoding: tc.enc, Content: tc.content, Origin: NewPath("spec", "files").Index(3)}}}
 			start := time.Now()
 			ps := p.Validate()
 			if d := time.Since(start); d > 5*time.Second {
@@ -62,7 +62,7 @@ func TestCorruptEncodedContent(t *testing.T) {
 			}
 			var got *Problem
 			for i := range ps {
-				if ps[i].Path == "spec.files[3].content" {
+				if ps[i].Path.Equal(NewPath("spec", "files").Index(3).Field("content")) {
 					got = &ps[i]
 				}
 			}

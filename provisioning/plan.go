@@ -22,6 +22,9 @@ type Plan struct {
 	Files []File
 	// Users are created before the commands run.
 	Users []User
+	// Units are systemd units installed after Files are written and before
+	// any command runs.
+	Units []Unit
 	// NTP configures time synchronisation; nil leaves the image's default.
 	NTP *NTP
 	// Disks partitions devices and creates filesystems; nil touches no disk.
@@ -36,6 +39,90 @@ type Plan struct {
 	// Sentinel is the absolute path of a file written only when the bootstrap
 	// command succeeded. Empty means no sentinel.
 	Sentinel string
+	// Origins names the input fields of the sections whose elements carry no
+	// Origin of their own, so problems about them name what the user wrote.
+	Origins Origins
+}
+
+// Origins are the input field paths of a Plan's sections; a zero Path
+// leaves the Plan's own path (see Plan.SectionPath).
+type Origins struct {
+	NTP          Path
+	Partitions   Path
+	Filesystems  Path
+	Mounts       Path
+	BootCommands Path
+	Sentinel     Path
+}
+
+// Section is a part of a Plan whose elements carry no Origin of their own.
+type Section int
+
+const (
+	// SectionNTP is Plan.NTP, "ntp".
+	SectionNTP Section = iota
+	// SectionPartitions is Plan.Disks.Partitions, "disks.partitions".
+	SectionPartitions
+	// SectionFilesystems is Plan.Disks.Filesystems, "disks.filesystems".
+	SectionFilesystems
+	// SectionMounts is Plan.Mounts, "mounts".
+	SectionMounts
+	// SectionBootCommands is Plan.BootCommands, "bootCommands".
+	SectionBootCommands
+	// SectionSentinel is Plan.Sentinel, "sentinel".
+	SectionSentinel
+)
+
+// SectionPath is the path problems about section s are reported at: its
+// Origins entry when set, else the Plan's own path of the section. It is
+// safe on a nil Plan.
+func (p *Plan) SectionPath(s Section) Path {
+	o := &Origins{}
+	if p != nil {
+		o = &p.Origins
+	}
+	pick := func(origin Path, plan ...string) Path {
+		if !origin.IsZero() {
+			return origin
+		}
+		return NewPath(plan[0], plan[1:]...)
+	}
+	switch s {
+	case SectionNTP:
+		return pick(o.NTP, "ntp")
+	case SectionPartitions:
+		return pick(o.Partitions, "disks", "partitions")
+	case SectionFilesystems:
+		return pick(o.Filesystems, "disks", "filesystems")
+	case SectionMounts:
+		return pick(o.Mounts, "mounts")
+	case SectionBootCommands:
+		return pick(o.BootCommands, "bootCommands")
+	}
+	return pick(o.Sentinel, "sentinel")
+}
+
+// FilePath is the path of Files[i] for problems: its Origin, or files[i].
+func (p *Plan) FilePath(i int) Path {
+	return elementPath(p.Files[i].Origin, "files", i)
+}
+
+// UserPath is the path of Users[i] for problems: its Origin, or users[i].
+func (p *Plan) UserPath(i int) Path {
+	return elementPath(p.Users[i].Origin, "users", i)
+}
+
+// CommandPath is the path of Commands[i] for problems: its Origin, or
+// commands[i].
+func (p *Plan) CommandPath(i int) Path {
+	return elementPath(p.Commands[i].Origin, "commands", i)
+}
+
+func elementPath(origin Path, list string, i int) Path {
+	if !origin.IsZero() {
+		return origin
+	}
+	return NewPath(list).Index(i)
 }
 
 // File is a file to write on the node.
@@ -53,9 +140,9 @@ type File struct {
 	// Content is the file's content, encoded as Encoding says.
 	Content string
 	// Origin is the field path of the input this file came from (for example
-	// "spec.files[2]"), used to name the culprit in problems. Empty for
+	// spec.files[2]), used to name the culprit in problems. Zero for
 	// generated files.
-	Origin string
+	Origin Path
 	// BootstrapInput marks the configuration the bootstrap command reads.
 	// Renderers that guard the bootstrap step with a run-once mechanism (such
 	// as an Ignition oneshot unit conditioned on this file) use it; others
@@ -94,7 +181,7 @@ type User struct {
 	Sudo              string
 	SSHAuthorizedKeys []string
 	// Origin is the input field path, as for File.
-	Origin string
+	Origin Path
 }
 
 // NTP configures time synchronisation.
@@ -173,7 +260,7 @@ type Command struct {
 	Phase  Phase
 	Script string
 	// Origin is the input field path, as for File.
-	Origin string
+	Origin Path
 }
 
 // CommandsIn returns the scripts of the commands in phase p, in order.

@@ -1,6 +1,7 @@
 package provisioning
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -24,9 +25,13 @@ func (s Severity) String() string {
 }
 
 // Problem is one finding about a Plan, tied to the field that caused it.
+//
+// A Problem is an error too: errors.Is(problem, ErrInvalid) or
+// errors.Is(problem, ErrUnsupported) tells its class, and errors.Is with a
+// package's own sentinel (Err) tells what exactly went wrong.
 type Problem struct {
 	// Path is the field path: the input's (Origin) when known, else the Plan's.
-	Path     string
+	Path     Path
 	Message  string
 	Severity Severity
 	// Hazard marks an error about input that CABPK renders anyway: the
@@ -34,25 +39,77 @@ type Problem struct {
 	// writes. Provisioners in CABPK's dialects report hazards as warnings
 	// and render (see Tolerate); everywhere else they stay errors.
 	Hazard bool
+	// Err classifies the problem for errors.Is: ErrUnsupported, or a
+	// sentinel made with NewError, or a cause. Nil means ErrInvalid. Its text
+	// is not part of Message unless the reporter put it there.
+	Err error
 }
 
-func (p Problem) String() string { return p.Path + ": " + p.Message }
+// String is "path: message", or the message alone for an empty path.
+func (p Problem) String() string {
+	if p.Path.IsZero() {
+		return p.Message
+	}
+	return p.Path.String() + ": " + p.Message
+}
+
+// Error implements error as String does.
+func (p Problem) Error() string { return p.String() }
+
+// Unwrap returns what the problem matches with errors.Is: Err and, unless
+// Err already is one, the class ErrInvalid.
+func (p Problem) Unwrap() []error {
+	switch {
+	case p.Err == nil:
+		return []error{ErrInvalid}
+	case errors.Is(p.Err, ErrInvalid) || errors.Is(p.Err, ErrUnsupported):
+		return []error{p.Err}
+	}
+	return []error{p.Err, ErrInvalid}
+}
+
+// Equal reports whether p and q say the same about the same field. Err
+// values are equal when they are the same error; it lets go-cmp compare
+// Problems.
+func (p Problem) Equal(q Problem) bool {
+	return p.Path.Equal(q.Path) && p.Message == q.Message && p.Severity == q.Severity &&
+		p.Hazard == q.Hazard && (p.Err == nil) == (q.Err == nil) && (p.Err == nil || errors.Is(p.Err, q.Err))
+}
 
 // Problems accumulates findings; as an error it reports only the errors.
 type Problems []Problem
 
 // Errorf adds an error at path.
-func (ps *Problems) Errorf(path, format string, args ...any) {
+func (ps *Problems) Errorf(path Path, format string, args ...any) {
 	*ps = append(*ps, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError})
 }
 
+// Wrapf adds an error at path that matches err with errors.Is; the message
+// is err's text, ": " and the formatted text, as fmt.Errorf("%w: ...") reads.
+func (ps *Problems) Wrapf(path Path, err error, format string, args ...any) {
+	*ps = append(*ps, Problem{Path: path, Message: err.Error() + ": " + fmt.Sprintf(format, args...), Severity: SeverityError, Err: err})
+}
+
+// Reportf adds an error at path that matches err with errors.Is (a
+// sentinel made with NewError, or ErrUnsupported); the message is the
+// formatted text alone.
+func (ps *Problems) Reportf(path Path, err error, format string, args ...any) {
+	*ps = append(*ps, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError, Err: err})
+}
+
+// AddError adds err as an error at path: its text is the message and it
+// matches err with errors.Is. Only for errors whose text names no secret.
+func (ps *Problems) AddError(path Path, err error) {
+	*ps = append(*ps, Problem{Path: path, Message: err.Error(), Severity: SeverityError, Err: err})
+}
+
 // Warnf adds a warning at path.
-func (ps *Problems) Warnf(path, format string, args ...any) {
+func (ps *Problems) Warnf(path Path, format string, args ...any) {
 	*ps = append(*ps, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityWarning})
 }
 
 // Hazardf adds a hazard at path: an error that CABPK's dialects tolerate.
-func (ps *Problems) Hazardf(path, format string, args ...any) {
+func (ps *Problems) Hazardf(path Path, format string, args ...any) {
 	*ps = append(*ps, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError, Hazard: true})
 }
 
@@ -103,16 +160,29 @@ func (ps Problems) Error() string {
 	return strings.Join(lines, "\n")
 }
 
+// Unwrap returns the errors among the problems, so errors.Is and errors.As
+// see each of them (and through them ErrInvalid, ErrUnsupported and the
+// packages' own sentinels).
+func (ps Problems) Unwrap() []error {
+	out := make([]error, 0, len(ps))
+	for _, p := range ps {
+		if p.Severity == SeverityError {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // FieldPath names a field of a Plan element for a Problem: under the
 // element's Origin when it came from input, else under its Plan path.
 // Provisioners use it so every problem points at what the user wrote.
-func FieldPath(origin, planPath, field string) string {
+func FieldPath(origin, planPath Path, field string) Path {
 	base := planPath
-	if origin != "" {
+	if !origin.IsZero() {
 		base = origin
 	}
 	if field == "" {
 		return base
 	}
-	return base + "." + field
+	return base.Field(field)
 }

@@ -23,23 +23,89 @@ type Provisioner interface {
 }
 
 // Options tune a rendering. Zero values give each provisioner's default,
-// compatibility-first output.
+// compatibility-first output. What each setting does per provisioner (and
+// which provisioner refuses it, as an ErrUnsupported problem naming the
+// option) is the table in docs/provisioning-api.md; in short:
+//
+//	option            cloud-config                      ignition ""(2.3)        ignition 3.x
+//	Corrections       escape jinja, drop invalid keys   none                    none
+//	Compress          gzip the whole user data          unsupported (error)     gzip the config into a wrapper config
+//	Origins           input paths for Version and AdditionalConfig problems, in every provisioner
+//	Version           "" (CABPK's) or "plain"           "" = CABPK's 2.3        "3.3.0", "3.4.0", "3.5.0"
+//	MaxBytes          budget on Data (ErrTooLarge)      same                    same
+//	AdditionalConfig  unsupported (error)               Container Linux Config  Butane (flatcar, fcos) or Ignition JSON
+//	Strict            no effect                         CLC warnings are errors Butane/Ignition warnings are errors
+//
+// Provisioners other than these document their own column in their package.
 type Options struct {
 	// Corrections opts into output that fixes known hazards of the default,
 	// compatibility-first output (each provisioner documents which).
 	Corrections bool
-	// Compress asks for compressed output where the format allows it.
+	// Compress asks for compressed output where the format allows it;
+	// Output.Compressed says whether Data itself is compressed.
 	Compress bool
 	// Version selects a dialect or spec version; empty is the default dialect.
 	Version string
-	// MaxBytes, when positive, is a budget the output must fit in.
+	// MaxBytes, when positive, is a budget the output must fit in; an output
+	// over it is an error matching ErrTooLarge.
 	MaxBytes int
 	// AdditionalConfig is native configuration of the target system that the
 	// provisioner merges over its own output, the user's config winning.
 	AdditionalConfig []byte
 	// Strict turns warnings about AdditionalConfig into errors.
 	Strict bool
+	// Origins names the input fields Version and AdditionalConfig came
+	// from, so problems about them name what the user wrote.
+	Origins OptionOrigins
 }
+
+// OptionOrigins are the input field paths of Options; a zero Path leaves
+// the option's own path (options.version, additionalConfig).
+type OptionOrigins struct {
+	Version          Path
+	AdditionalConfig Path
+}
+
+// VersionPath is where problems about Version are reported.
+func (o *Options) VersionPath() Path {
+	if !o.Origins.Version.IsZero() {
+		return o.Origins.Version
+	}
+	return NewPath("options", "version")
+}
+
+// AdditionalConfigPath is where problems about AdditionalConfig are
+// reported.
+func (o *Options) AdditionalConfigPath() Path {
+	if !o.Origins.AdditionalConfig.IsZero() {
+		return o.Origins.AdditionalConfig
+	}
+	return NewPath("additionalConfig")
+}
+
+// Keys of Output.Sizes. Every provisioner reports SizeTotal; the others
+// appear where the provisioner can tell that part apart. Ignition v3 reports
+// each top-level section of its config under its JSON key ("ignition",
+// "passwd", "storage", "systemd", "kernelArguments").
+const (
+	// SizeTotal is len(Output.Data): what a budget is measured against.
+	SizeTotal = "total"
+	// SizeUncompressed is the size of Data before compression, when
+	// Output.Compressed.
+	SizeUncompressed = "uncompressed"
+	// SizeFiles is what the Plan's files take (cloud-config: the
+	// write_files section; Ignition: paths and contents).
+	SizeFiles = "files"
+	// SizeWriteFiles is cloud-config's write_files section.
+	SizeWriteFiles = "write_files"
+	// SizeCommands is what the commands take (cloud-config: runcmd and
+	// bootcmd).
+	SizeCommands = "commands"
+	// SizeUnits is what systemd units take (legacy Ignition).
+	SizeUnits = "units"
+	// SizeAdditionalConfig is what the user's AdditionalConfig adds.
+	SizeAdditionalConfig = "additionalConfig"
+)
 
 // Output is what a Provisioner produced.
 type Output struct {
@@ -47,10 +113,17 @@ type Output struct {
 	Data []byte
 	// Format names the data, e.g. "cloud-config" or "ignition".
 	Format string
+	// Compressed says Data itself is gzip, as cloud-config user data is
+	// with Options.Compress: whoever hands Data on must pass it as binary
+	// (cloud-init detects gzip itself). Ignition v3 compresses its config
+	// inside a small plain-JSON wrapper config, so Data stays JSON and
+	// Compressed false; Sizes[SizeUncompressed] tells both cases apart.
+	Compressed bool
 	// Warnings are the hazards Check found; the output was still produced.
 	Warnings Problems
-	// Sizes reports the byte size of named parts of the output ("total" is
-	// always present) so callers can see what a size budget is spent on.
+	// Sizes reports the byte size of named parts of the output (the Size*
+	// keys; SizeTotal is always present) so callers can see what a size
+	// budget is spent on.
 	Sizes map[string]int
 }
 
@@ -99,6 +172,16 @@ func formatsLocked() []string {
 // Unsupported is the problem a provisioner reports for a Plan feature it cannot
 // express. The message names the provisioner, so the error stays clear when it
 // travels up to a condition or a CLI line.
-func Unsupported(ps *Problems, provisioner, path, feature string) {
-	ps.Errorf(path, "%s is not supported by the %s provisioner", feature, provisioner)
+// The problem matches ErrUnsupported.
+func Unsupported(ps *Problems, provisioner string, path Path, feature string) {
+	UnsupportedErr(ps, ErrUnsupported, provisioner, path, feature)
+}
+
+// UnsupportedErr is Unsupported with a more specific sentinel err, which
+// must match ErrUnsupported (see NewError).
+func UnsupportedErr(ps *Problems, err error, provisioner string, path Path, feature string) {
+	*ps = append(*ps, Problem{
+		Path: path, Severity: SeverityError, Err: err,
+		Message: fmt.Sprintf("%s is not supported by the %s provisioner", feature, provisioner),
+	})
 }

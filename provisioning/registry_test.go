@@ -32,7 +32,7 @@ func TestRegistry(t *testing.T) {
 
 func TestUnsupportedNamesProvisionerAndField(t *testing.T) {
 	var ps Problems
-	Unsupported(&ps, "ignition-2.3", "spec.files[1].append", "appending to a file")
+	Unsupported(&ps, "ignition-2.3", NewPath("spec", "files").Index(1).Field("append"), "appending to a file")
 	if got, want := ps.Err().Error(), "spec.files[1].append: appending to a file is not supported by the ignition-2.3 provisioner"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}

@@ -1,19 +1,24 @@
 package provisioning
 
 import (
-	"fmt"
 	pathpkg "path"
 	"strings"
 )
 
 // Validate returns every problem in the Plan, each with its field path. A Plan
 // with no errors can be given to any Provisioner that supports its features.
+//
+// A nil Plan has one problem, matching ErrNilPlan and ErrInvalid.
 func (p *Plan) Validate() Problems {
 	var ps Problems
+	if p == nil {
+		ps.AddError(Path{}, ErrNilPlan)
+		return ps
+	}
 	switch p.Role {
 	case RoleInit, RoleJoinControlPlane, RoleJoinWorker, "":
 	default:
-		ps.Errorf("role", "unknown role %q", p.Role)
+		ps.Errorf(NewPath("role"), "unknown role %q", p.Role)
 	}
 	// Paths are formatted only when a problem is found: Validate runs on
 	// every render and must stay allocation-light.
@@ -32,7 +37,7 @@ func (p *Plan) Validate() Problems {
 		}
 		if prev, dup := firstPath(seen, p.Files[:i], f.Path); dup {
 			if !ptrTrue(f.Append) {
-				ps.Hazardf(FieldPath(f.Origin, index("files", i), "path"), "duplicate path (also %s): the later file replaces the earlier", FieldPath(p.Files[prev].Origin, index("files", prev), ""))
+				ps.Hazardf(FieldPath(f.Origin, index("files", i), "path"), "duplicate path (also %s): the later file replaces the earlier", p.FilePath(prev))
 			}
 			continue
 		}
@@ -42,7 +47,7 @@ func (p *Plan) Validate() Problems {
 	}
 	users := make(map[string]bool, len(p.Users))
 	for i, u := range p.Users {
-		pp := func(field string) string { return FieldPath(u.Origin, index("users", i), field) }
+		pp := func(field string) Path { return FieldPath(u.Origin, index("users", i), field) }
 		switch {
 		case u.Name == "":
 			ps.Errorf(pp("name"), "must not be empty")
@@ -60,44 +65,91 @@ func (p *Plan) Validate() Problems {
 		}
 		for j, k := range u.SSHAuthorizedKeys {
 			if strings.TrimSpace(k) == "" {
-				ps.Hazardf(pp(index("sshAuthorizedKeys", j)), "must not be blank")
+				ps.Hazardf(pp("sshAuthorizedKeys").Index(j), "must not be blank")
 			}
 		}
+		validateUserFields(&ps, &u, pp)
 	}
 	if p.NTP != nil {
 		for i, s := range p.NTP.Servers {
 			if strings.TrimSpace(s) == "" {
-				ps.Hazardf(fmt.Sprintf("ntp.servers[%d]", i), "must not be blank")
+				ps.Hazardf(p.SectionPath(SectionNTP).Field("servers").Index(i), "must not be blank")
+			} else if strings.ContainsAny(s, lineBreaks) {
+				ps.Hazardf(p.SectionPath(SectionNTP).Field("servers").Index(i), "must not contain line breaks")
 			}
 		}
 	}
 	if p.Disks != nil {
-		validateDisks(&ps, p.Disks)
+		validateDisks(&ps, p, p.Disks)
 	}
 	for i, m := range p.Mounts {
 		if len(m) < 2 {
-			ps.Hazardf(fmt.Sprintf("mounts[%d]", i), "needs at least a device and a mount point")
+			ps.Hazardf(p.SectionPath(SectionMounts).Index(i), "needs at least a device and a mount point")
 		}
 		if len(m) > 6 {
-			ps.Hazardf(fmt.Sprintf("mounts[%d]", i), "has %d fields, fstab has 6", len(m))
+			ps.Hazardf(p.SectionPath(SectionMounts).Index(i), "has %d fields, fstab has 6", len(m))
+		}
+		for j, v := range m {
+			if strings.ContainsAny(v, lineBreaks) {
+				ps.Hazardf(p.SectionPath(SectionMounts).Index(i).Index(j), "must not contain line breaks: an fstab entry is one line")
+			}
 		}
 	}
 	bootstrap := 0
 	for i, c := range p.Commands {
 		if c.Phase < PhasePre || c.Phase > PhasePost {
-			ps.Errorf(FieldPath(c.Origin, index("commands", i), ""), "unknown phase %d", c.Phase)
+			ps.Errorf(p.CommandPath(i), "unknown phase %d", c.Phase)
 		}
 		if c.Phase == PhaseBootstrap {
 			bootstrap++
 			if bootstrap > 1 {
-				ps.Errorf(FieldPath(c.Origin, index("commands", i), ""), "a plan has at most one bootstrap command")
+				ps.Errorf(p.CommandPath(i), "a plan has at most one bootstrap command")
 			}
 		}
 	}
-	if p.Sentinel != "" && !pathpkg.IsAbs(p.Sentinel) {
-		ps.Errorf("sentinel", "must be absolute")
-	}
+	validateUnits(&ps, p)
+	validateSentinel(&ps, p, bootstrap > 0)
 	return ps
+}
+
+// lineBreaks are what no single-line field (a path, a name, an fstab
+// entry) can carry in any provisioner's format.
+const lineBreaks = "\n\r"
+
+// validateSentinel makes the sentinel mean the same in every provisioner:
+// an absolute, single-line path written when the bootstrap command
+// succeeded. Without a bootstrap command there is no success to record,
+// and provisioners used to differ (one wrote it anyway, one never did), so
+// it is an error; Plans built from KubeadmConfigs always have one.
+func validateSentinel(ps *Problems, p *Plan, hasBootstrap bool) {
+	if p.Sentinel == "" {
+		return
+	}
+	at := p.SectionPath(SectionSentinel)
+	switch {
+	case strings.ContainsAny(p.Sentinel, lineBreaks+"\x00"):
+		ps.Errorf(at, "must not contain line breaks or NUL")
+	case !pathpkg.IsAbs(p.Sentinel):
+		ps.Errorf(at, "must be absolute")
+	}
+	if !hasBootstrap {
+		ps.Errorf(at, "is set but the plan has no bootstrap command whose success it would record")
+	}
+}
+
+// validateUserFields reports line breaks in the single-line fields of a
+// user: every format writes them into one line (passwd, a YAML scalar, a
+// useradd argument), so a line break either breaks the document or ends up
+// in /etc/passwd. CABPK writes them as they are, so they are hazards.
+func validateUserFields(ps *Problems, u *User, pp func(string) Path) {
+	for _, f := range [...]struct{ name, v string }{
+		{"gecos", u.Gecos}, {"groups", u.Groups}, {"homeDir", u.HomeDir}, {"shell", u.Shell},
+		{"primaryGroup", u.PrimaryGroup},
+	} {
+		if strings.ContainsAny(f.v, lineBreaks) {
+			ps.Hazardf(pp(f.name), "must not contain line breaks")
+		}
+	}
 }
 
 // smallPlan is how many files a Plan may have for Validate to find
@@ -119,7 +171,7 @@ func firstPath(seen map[string]int, earlier []File, path string) (int, bool) {
 	return 0, false
 }
 
-func index(list string, i int) string { return fmt.Sprintf("%s[%d]", list, i) }
+func index(list string, i int) Path { return NewPath(list).Index(i) }
 
 func validateFile(ps *Problems, f *File, i int) {
 	if fileOK(f) {
@@ -146,7 +198,7 @@ func validateFile(ps *Problems, f *File, i int) {
 	if !knownEncoding(f.Encoding) {
 		ps.Errorf(FieldPath(f.Origin, pp, "encoding"), "unknown encoding (want one of base64, gzip, gzip+base64)")
 	}
-	if strings.ContainsAny(f.Owner, "\n\r ") {
+	if !validOwner(f.Owner) {
 		ps.Hazardf(FieldPath(f.Origin, pp, "owner"), "must be user or user:group, without blanks or line breaks")
 	}
 }
@@ -159,36 +211,43 @@ func IsWindowsPath(p string) bool {
 	return len(p) >= 3 && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }
 
-func validateDisks(ps *Problems, d *DiskSetup) {
+func validateDisks(ps *Problems, p *Plan, d *DiskSetup) {
 	for i, part := range d.Partitions {
-		// Formatted only for a problem: Validate runs on every render.
-		pp := func() string { return index("disks.partitions", i) }
+		// Built only for a problem: Validate runs on every render.
+		pp := func() Path { return p.SectionPath(SectionPartitions).Index(i) }
 		if part.Device == "" {
-			ps.Errorf(pp()+".device", "must not be empty")
+			ps.Errorf(pp().Field("device"), "must not be empty")
+		} else if strings.ContainsAny(part.Device, lineBreaks) {
+			ps.Hazardf(pp().Field("device"), "must not contain line breaks")
 		}
 		switch part.TableType {
 		case "", "mbr", "gpt":
 		default:
-			ps.Errorf(pp()+".tableType", "must be mbr or gpt")
+			ps.Errorf(pp().Field("tableType"), "must be mbr or gpt")
 		}
 		total := int32(0)
 		for j, s := range part.DiskLayout {
 			if s.Percentage < 0 || s.Percentage > 100 {
-				ps.Errorf(fmt.Sprintf("%s.diskLayout[%d].percentage", pp(), j), "must be between 0 and 100")
+				ps.Errorf(pp().Field("diskLayout").Index(j).Field("percentage"), "must be between 0 and 100")
 			}
 			total += s.Percentage
 		}
 		if total > 100 {
-			ps.Errorf(pp()+".diskLayout", "percentages add up to %d, more than 100", total)
+			ps.Errorf(pp().Field("diskLayout"), "percentages add up to %d, more than 100", total)
 		}
 	}
 	for i, fs := range d.Filesystems {
-		pp := func() string { return index("disks.filesystems", i) }
+		pp := func() Path { return p.SectionPath(SectionFilesystems).Index(i) }
 		if fs.Device == "" {
-			ps.Errorf(pp()+".device", "must not be empty")
+			ps.Errorf(pp().Field("device"), "must not be empty")
 		}
 		if fs.Filesystem == "" {
-			ps.Errorf(pp()+".filesystem", "must not be empty")
+			ps.Errorf(pp().Field("filesystem"), "must not be empty")
+		}
+		for _, f := range [...]struct{ name, v string }{{"device", fs.Device}, {"filesystem", fs.Filesystem}, {"label", fs.Label}, {"partition", fs.Partition}} {
+			if strings.ContainsAny(f.v, lineBreaks) {
+				ps.Hazardf(pp().Field(f.name), "must not contain line breaks")
+			}
 		}
 	}
 }
@@ -197,7 +256,22 @@ func validateDisks(ps *Problems, d *DiskSetup) {
 func fileOK(f *File) bool {
 	return pathpkg.IsAbs(f.Path) && !strings.HasSuffix(f.Path, "/") && pathpkg.Clean(f.Path) == f.Path &&
 		!strings.ContainsAny(f.Path, "\n\r\x00") && (f.Permissions == "" || validMode(f.Permissions)) &&
-		knownEncoding(f.Encoding) && !strings.ContainsAny(f.Owner, "\n\r ")
+		knownEncoding(f.Encoding) && validOwner(f.Owner)
+}
+
+// validOwner reports whether owner is empty, user or user:group: one
+// colon at most, neither part empty, no blanks or line breaks. Every
+// provisioner splits it at the colon (Ignition into user and group
+// fields, chown in scripts), so anything else names no account.
+func validOwner(owner string) bool {
+	if owner == "" {
+		return true
+	}
+	if strings.ContainsAny(owner, " \t\n\r\x00") {
+		return false
+	}
+	user, group, hasGroup := strings.Cut(owner, ":")
+	return user != "" && (!hasGroup || (group != "" && !strings.Contains(group, ":")))
 }
 
 func validMode(m string) bool {

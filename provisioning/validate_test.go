@@ -12,8 +12,8 @@ func TestValidate(t *testing.T) {
 	ok := func() Plan {
 		return Plan{
 			Role:     RoleJoinWorker,
-			Files:    []File{{Path: "/etc/a", Permissions: "0644", Origin: "spec.files[0]"}},
-			Users:    []User{{Name: "ops", Origin: "spec.users[0]"}},
+			Files:    []File{{Path: "/etc/a", Permissions: "0644", Origin: NewPath("spec", "files").Index(0)}},
+			Users:    []User{{Name: "ops", Origin: NewPath("spec", "users").Index(0)}},
 			Commands: []Command{{Phase: PhaseBootstrap, Script: "join"}},
 			Sentinel: "/run/done",
 		}
@@ -58,7 +58,30 @@ func TestValidate(t *testing.T) {
 			[]string{"disks.filesystems[0].filesystem: must not be empty"}},
 		{"two bootstrap commands", func(p *Plan) { p.Commands = append(p.Commands, Command{Phase: PhaseBootstrap}) },
 			[]string{"commands[1]: a plan has at most one bootstrap command"}},
-		{"unknown phase", func(p *Plan) { p.Commands[0].Phase = 7 }, []string{"commands[0]: unknown phase 7"}},
+		{"unknown phase", func(p *Plan) { p.Commands = append(p.Commands, Command{Phase: 7}) }, []string{"commands[1]: unknown phase 7"}},
+		{"sentinel without bootstrap command", func(p *Plan) { p.Commands = nil },
+			[]string{"sentinel: is set but the plan has no bootstrap command whose success it would record"}},
+		{"no sentinel, no bootstrap command", func(p *Plan) { p.Commands, p.Sentinel = nil, "" }, nil},
+		{"sentinel with a line break", func(p *Plan) { p.Sentinel = "/run/a\nb" }, []string{"sentinel: must not contain line breaks or NUL"}},
+		{"owner with two colons", func(p *Plan) { p.Files[0].Owner = "a:b:c" },
+			[]string{"spec.files[0].owner: must be user or user:group, without blanks or line breaks"}},
+		{"owner without user", func(p *Plan) { p.Files[0].Owner = ":wheel" },
+			[]string{"spec.files[0].owner: must be user or user:group, without blanks or line breaks"}},
+		{"owner without group", func(p *Plan) { p.Files[0].Owner = "root:" },
+			[]string{"spec.files[0].owner: must be user or user:group, without blanks or line breaks"}},
+		{"owner user:group", func(p *Plan) { p.Files[0].Owner = "root:wheel" }, nil},
+		{"owner with a tab", func(p *Plan) { p.Files[0].Owner = "root\t" },
+			[]string{"spec.files[0].owner: must be user or user:group, without blanks or line breaks"}},
+		{"shell with a line break", func(p *Plan) { p.Users[0].Shell = "/bin/sh\nroot::0:0::/:/bin/sh" },
+			[]string{"spec.users[0].shell: must not contain line breaks"}},
+		{"mount field with a line break", func(p *Plan) { p.Mounts = []Mount{{"LABEL=x", "/mnt\n/dev/sda /"}} },
+			[]string{"mounts[0][1]: must not contain line breaks: an fstab entry is one line"}},
+		{"section origins name the input", func(p *Plan) {
+			p.Origins.Mounts = NewPath("spec", "mounts")
+			p.Mounts = []Mount{{"/dev/sdb"}}
+		}, []string{"spec.mounts[0]: needs at least a device and a mount point"}},
+		{"base64 content that does not decode", func(p *Plan) { p.Files[0].Encoding, p.Files[0].Content = EncodingBase64, "not base64!" },
+			[]string{"spec.files[0].content: is not valid base64 (line breaks and blanks aside) for encoding base64: the node gets no file or different bytes"}},
 		{"relative sentinel", func(p *Plan) { p.Sentinel = "done" }, []string{"sentinel: must be absolute"}},
 		{"unknown role", func(p *Plan) { p.Role = "leader" }, []string{`role: unknown role "leader"`}},
 		{"every problem at once", func(p *Plan) { p.Files[0].Path = "a"; p.Users[0].Name = ""; p.Sentinel = "x" },
@@ -95,9 +118,9 @@ func TestHazards(t *testing.T) {
 			t.Fatalf("Validate returned a warning: %v", pr)
 		}
 		if pr.Hazard {
-			hazards = append(hazards, pr.Path)
+			hazards = append(hazards, pr.Path.String())
 		} else {
-			errs = append(errs, pr.Path)
+			errs = append(errs, pr.Path.String())
 		}
 	}
 	wantHazards := []string{"files[0].path", "files[0].permissions", "files[0].owner", "files[3].path", "users[0].name", "users[2].name", "users[2].name", "users[2].sshAuthorizedKeys[0]", "ntp.servers[0]", "mounts[0]", "mounts[1]"}
@@ -119,11 +142,11 @@ func TestHazards(t *testing.T) {
 
 func TestProblemsErr(t *testing.T) {
 	var ps Problems
-	ps.Warnf("a", "careful")
+	ps.Warnf(NewPath("a"), "careful")
 	if ps.Err() != nil {
 		t.Fatal("warnings alone are not an error")
 	}
-	ps.Errorf("b", "broken %d", 1)
+	ps.Errorf(NewPath("b"), "broken %d", 1)
 	if ps.Err() == nil || ps.Err().Error() != "b: broken 1" {
 		t.Fatalf("got %v", ps.Err())
 	}

@@ -66,6 +66,7 @@ func baseObjects(t *testing.T) *manifest.Set {
 }
 
 func renderExample(t *testing.T, doc []byte) {
+	t.Helper()
 	var meta metav1.TypeMeta
 	require.NoError(t, yaml.Unmarshal(doc, &meta))
 	switch meta.Kind {

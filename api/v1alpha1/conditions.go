@@ -39,8 +39,9 @@ const (
 	SourceInvalidReason = "SourceInvalid"
 )
 
-// Conditions nodeboot adds to a KubeadmConfig (whose API is CABPK's). They
-// never take part in Ready: a swap back to CABPK leaves them stale but harmless.
+// Conditions nodeboot adds to a KubeadmConfig (whose API is CABPK's). Only
+// a failed NodeBootstrapped takes part in Ready; a swap back to CABPK
+// leaves them stale but harmless (CABPK recomputes Ready from its own).
 const (
 	// RenderWarningsCondition is True when the bootstrap data was rendered
 	// with hazards that CABPK renders the same way: what would break or
@@ -63,4 +64,31 @@ const (
 	AddonsFetchedCondition = "AddonsFetched"
 	// OverBudgetReason: inline, the bootstrap data would exceed the budget.
 	OverBudgetReason = "OverBudget"
+)
+
+// NodeBootstrappedCondition is what the node itself reported about its first
+// boot, when bootstrap reporting is on (--bootstrap-report-url): Running
+// once it started, True when the sentinel was written, False with reason
+// Failed and a message naming the step and exit code (for example
+// "preKubeadmCommands[2] exited 127: kubeadm: command not found") when a
+// step failed. A failure makes Ready False, so the Machine's
+// BootstrapConfigReady shows it. Absent when reporting is off.
+const (
+	NodeBootstrappedCondition = "NodeBootstrapped"
+	// BootstrapPendingReason: the data is out, the node has not reported yet.
+	BootstrapPendingReason = "Pending"
+	// BootstrapRunningReason: the node started its bootstrap commands.
+	BootstrapRunningReason = "Running"
+	// BootstrapSucceededReason: the bootstrap commands succeeded.
+	BootstrapSucceededReason = "Succeeded"
+	// BootstrapFailedReason: a bootstrap step failed; the message names it.
+	BootstrapFailedReason = "Failed"
+)
+
+// The Secret holding a KubeadmConfig's bootstrap report credential: named
+// <config>.nodeboot-report, of this type, controlled by the config. Its
+// presence tells that the config's data carries a reporter.
+const (
+	BootstrapReportSecretType   = "nodeboot.dev/bootstrap-report"
+	BootstrapReportSecretSuffix = ".nodeboot-report"
 )

@@ -32,7 +32,6 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/bootstrap/kubeadm/setup"
 	bootstrapadmission "sigs.k8s.io/cluster-api/bootstrap/kubeadm/webhooks/admission"
-	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/cluster-api/controllers/crdmigrator"
 	"sigs.k8s.io/cluster-api/controllers/remote"
 	"sigs.k8s.io/cluster-api/feature"
@@ -49,7 +48,9 @@ import (
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
+	"github.com/nodeboot/nodeboot/controllers/report"
 	_ "github.com/nodeboot/nodeboot/ignition"
+	"github.com/nodeboot/nodeboot/internal/tlsserve"
 	"github.com/nodeboot/nodeboot/internal/version"
 )
 
@@ -85,6 +86,11 @@ type options struct {
 	addonsFetchCertDir          string
 	addonsFetchCAFile           string
 	addonsFetchCA               []byte
+	reportURL                   string
+	reportAddr                  string
+	reportCertDir               string
+	reportCAFile                string
+	reportCA                    []byte
 	tokenTTL                    time.Duration
 	healthAddr                  string
 	metricsAddr                 string
@@ -117,7 +123,7 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.burst, "kube-api-burst", 200, "Maximum burst of queries to the management cluster API server.")
 	fs.Float32Var(&o.clusterCacheQPS, "clustercache-client-qps", 20, "Maximum queries per second to each workload cluster API server.")
 	fs.IntVar(&o.clusterCacheBurst, "clustercache-client-burst", 30, "Maximum burst of queries to each workload cluster API server.")
-	fs.IntVar(&o.clusterCacheConcurrency, "clustercache-concurrency", 100, "Number of clusters to process simultaneously.")
+	fs.IntVar(&o.clusterCacheConcurrency, "clustercache-concurrency", 100, "Accepted for CABPK compatibility: workload clusters are connected on first use, so there is nothing for it to bound.")
 	fs.IntVar(&o.kubeadmConfigConcurrency, "kubeadmconfig-concurrency", 100, "Number of KubeadmConfigs to process simultaneously.")
 	fs.IntVar(&o.firstBootAddonConcurrency, "firstbootaddon-concurrency", 10, "Number of FirstBootAddons to process simultaneously.")
 	fs.IntVar(&o.addonsMaxBytes, "addons-max-bytes", defaultAddonsMaxBytes, "Size budget in bytes of bootstrap data that carries first-boot add-ons (16384 is EC2's user-data limit); larger data is an error on the KubeadmConfig, never truncated. 0 turns the budget off.")
@@ -126,6 +132,10 @@ func (o *options) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.addonsFetchAddr, "addons-fetch-bind-address", ":9444", "Address the add-on fetch endpoint (TLS) listens on when --addons-fetch-url is set.")
 	fs.StringVar(&o.addonsFetchCertDir, "addons-fetch-cert-dir", "", "Directory with the fetch endpoint's tls.crt and tls.key; --webhook-cert-dir when empty.")
 	fs.StringVar(&o.addonsFetchCAFile, "addons-fetch-ca-file", "", "PEM CA bundle nodes trust for --addons-fetch-url; ca.crt of the certificate directory when empty and present there, otherwise the node's system trust.")
+	fs.StringVar(&o.reportURL, "bootstrap-report-url", "", "https URL at which nodes reach this manager's bootstrap report endpoint (a Service, LoadBalancer or Ingress in front of --bootstrap-report-bind-address). When set, new bootstrap data carries a reporter that tells the KubeadmConfig's NodeBootstrapped condition when the node started, succeeded, or which step failed. Off when empty: the data stays CABPK's.")
+	fs.StringVar(&o.reportAddr, "bootstrap-report-bind-address", ":9445", "Address the bootstrap report endpoint (TLS) listens on when --bootstrap-report-url is set.")
+	fs.StringVar(&o.reportCertDir, "bootstrap-report-cert-dir", "", "Directory with the report endpoint's tls.crt and tls.key; --webhook-cert-dir when empty.")
+	fs.StringVar(&o.reportCAFile, "bootstrap-report-ca-file", "", "PEM CA bundle nodes trust for --bootstrap-report-url; ca.crt of the certificate directory when empty and present there, otherwise the node's system trust.")
 	fs.BoolVar(&o.strict, "strict", false, "Refuse bootstrap data with render warnings (hazards CABPK renders) for every KubeadmConfig, naming the field on its conditions; the annotation nodeboot.dev/strict: \"false\" opts one config out, \"true\" opts one in.")
 	fs.DurationVar(&o.tokenTTL, "bootstrap-token-ttl", controllers.DefaultTokenTTL, "How long a bootstrap token is valid; it is refreshed until the node joined.")
 	fs.StringVar(&o.healthAddr, "health-addr", ":9440", "Address the health and readiness probes bind to.")
@@ -163,6 +173,10 @@ func main() {
 	}
 	ctrl.SetLogger(klog.Background())
 	log := ctrl.Log.WithName("setup")
+	// Memory defaults (memory.go); GOGC and GOMEMLIMIT override them.
+	if gc, limit := setMemoryDefaults(); gc >= 0 || limit >= 0 {
+		log.Info("Go runtime memory defaults applied", "gcPercent", gc, "memoryLimitBytes", limit)
+	}
 	if err := run(ctrl.SetupSignalHandler(), o); err != nil {
 		log.Error(err, "Manager stopped with an error")
 		os.Exit(1)
@@ -185,6 +199,9 @@ func run(ctx context.Context, o *options) error {
 		return errors.New("--addons-max-bytes must not be negative")
 	}
 	if err := o.loadFetchCA(); err != nil {
+		return err
+	}
+	if err := o.loadReportCA(); err != nil {
 		return err
 	}
 	scheme, err := newScheme()
@@ -259,6 +276,12 @@ func run(ctx context.Context, o *options) error {
 			return fmt.Errorf("add the add-on fetch server: %w", err)
 		}
 	}
+	if o.reportURL != "" {
+		h := &report.Handler{Reader: mgr.GetAPIReader(), Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor(controllerName)}
+		if err := mgr.Add(&report.Server{Addr: o.reportAddr, CertDir: o.reportCertDir, Handler: h}); err != nil {
+			return fmt.Errorf("add the bootstrap report server: %w", err)
+		}
+	}
 	v := version.Get()
 	log.Info("Starting manager", "formats", registeredFormats(), "version", v.Version, "commit", v.Commit, "goVersion", v.GoVersion)
 	return mgr.Start(ctx)
@@ -283,15 +306,11 @@ func setupReconcilers(ctx context.Context, mgr ctrl.Manager, o *options) error {
 	if err != nil {
 		return fmt.Errorf("create secret caching client: %w", err)
 	}
-	clusterCache, err := clustercache.SetupWithManager(ctx, mgr, clustercache.Options{
-		SecretClient:     secretCachingClient,
-		Cache:            setup.ClusterCacheCacheOptions(),
-		Client:           setup.ClusterCacheClientOptions(controllerName, o.clusterCacheQPS, o.clusterCacheBurst),
-		WatchFilterValue: o.watchFilter,
-	}, controller.Options{MaxConcurrentReconciles: o.clusterCacheConcurrency})
-	if err != nil {
-		return fmt.Errorf("create ClusterCache: %w", err)
-	}
+	// Workload clusters are reached through workloadClients (workloads.go),
+	// not Cluster API's ClusterCache: the reconcilers only touch token
+	// Secrets and one ConfigMap there. --clustercache-concurrency is kept
+	// for CABPK's flag set and has nothing left to bound.
+	clusterCache := newWorkloadClients(secretCachingClient, mgr.GetScheme(), remote.DefaultClusterAPIUserAgent(controllerName), o.clusterCacheQPS, o.clusterCacheBurst)
 	skip := make([]crdmigrator.Phase, 0, len(o.skipCRDMigrationPhases))
 	for _, p := range o.skipCRDMigrationPhases {
 		skip = append(skip, crdmigrator.Phase(p))
@@ -342,19 +361,48 @@ func (o *options) loadFetchCA() error {
 	if o.addonsFetchURL == "" {
 		return nil
 	}
-	if o.addonsFetchCertDir == "" {
-		o.addonsFetchCertDir = o.webhookCertDir
+	ca, err := o.nodeEndpointCA(&o.addonsFetchCertDir, o.addonsFetchCAFile, "--addons-fetch-ca-file")
+	if err != nil {
+		return err
 	}
-	file, explicit := o.addonsFetchCAFile, o.addonsFetchCAFile != ""
+	o.addonsFetchCA = ca
+	return addonsctrl.FetchOptions{URL: o.addonsFetchURL, CABundle: o.addonsFetchCA}.Validate()
+}
+
+// loadReportCA does the same for the bootstrap report endpoint.
+func (o *options) loadReportCA() error {
+	if o.reportURL == "" {
+		return nil
+	}
+	ca, err := o.nodeEndpointCA(&o.reportCertDir, o.reportCAFile, "--bootstrap-report-ca-file")
+	if err != nil {
+		return err
+	}
+	o.reportCA = ca
+	if err := tlsserve.CheckNodeURL(o.reportURL, "bootstrap report"); err != nil {
+		return err
+	}
+	return tlsserve.CheckCABundle(ca, "bootstrap report")
+}
+
+// nodeEndpointCA defaults an endpoint's certificate directory to the
+// webhook's and reads the CA bundle nodes verify it with: the named file,
+// else the directory's ca.crt when there is one (cert-manager writes it),
+// else none (the node's system trust).
+func (o *options) nodeEndpointCA(certDir *string, caFile, flag string) ([]byte, error) {
+	if *certDir == "" {
+		*certDir = o.webhookCertDir
+	}
+	file, explicit := caFile, caFile != ""
 	if !explicit {
-		file = filepath.Join(o.addonsFetchCertDir, "ca.crt")
+		file = filepath.Join(*certDir, "ca.crt")
 	}
-	ca, err := os.ReadFile(file)
+	ca, err := os.ReadFile(file) //nolint:gosec // G304: the operator's own flag names the file
 	switch {
 	case err == nil:
-		o.addonsFetchCA = ca
+		return ca, nil
 	case explicit || !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("--addons-fetch-ca-file: %w", err)
+		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
-	return addonsctrl.FetchOptions{URL: o.addonsFetchURL, CABundle: o.addonsFetchCA}.Validate()
+	return nil, nil
 }

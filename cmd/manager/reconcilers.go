@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -10,12 +11,12 @@ import (
 	bootstrapv1beta1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta1"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/controllers/clustercache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
+	"github.com/nodeboot/nodeboot/controllers/report"
 )
 
 // Defaults of the add-on flags: EC2's 16 KiB raw user-data limit, and gzip
@@ -50,7 +51,14 @@ type clients struct {
 	client              client.Client
 	secretCachingClient client.Client
 	apiReader           client.Reader
-	clusterCache        clustercache.ClusterCache
+	clusterCache        workloads
+}
+
+// workloads gives clients for workload clusters to both reconcilers:
+// workloadClients in the manager, Cluster API's ClusterCache in tests.
+type workloads interface {
+	controllers.WorkloadClients
+	addonsctrl.WorkloadClusters
 }
 
 // reconcilers are the manager's controllers, built but not yet registered.
@@ -64,13 +72,20 @@ type reconcilers struct {
 // sources) through the manager's client on every build, so a Cluster no
 // add-on selects keeps CABPK's exact bytes. The FirstBootAddonReconciler
 // reports per Cluster what the init node recorded, reading workload clusters
-// through the ClusterCache.
+// through the same clients as the token reconcile.
 func newReconcilers(c clients, o *options) reconcilers {
 	ext := addonsctrl.NewExtension(c.client, addonsctrl.ExtensionOptions{
 		MaxBytes: o.addonsMaxBytes,
 		Compress: o.addonsCompress,
 		Fetch:    addonsctrl.FetchOptions{URL: o.addonsFetchURL, CABundle: o.addonsFetchCA, Reader: c.apiReader},
 	})
+	// The reporter goes first: the add-on budget then counts its bytes, and
+	// the fetch fallback is taken when they are what tips the data over.
+	var exts []controllers.Extension
+	if o.reportURL != "" {
+		exts = append(exts, &report.Extension{URL: o.reportURL, CABundle: o.reportCA})
+	}
+	exts = append(exts, ext)
 	return reconcilers{
 		kubeadmConfig: &controllers.Reconciler{
 			Client:              c.client,
@@ -80,7 +95,7 @@ func newReconcilers(c clients, o *options) reconcilers {
 			WatchFilterValue:    o.watchFilter,
 			TokenTTL:            o.tokenTTL,
 			Strict:              o.strict,
-			Extensions:          []controllers.Extension{ext},
+			Extensions:          exts,
 		},
 		firstBootAddon: &addonsctrl.FirstBootAddonReconciler{
 			Client:    c.client,
@@ -110,9 +125,13 @@ func addonsInstalled(mapper meta.RESTMapper) (bool, error) {
 
 // withoutAddons is r with first-boot add-ons off: no add-on extension on the
 // KubeadmConfig reconciler (so it neither lists nor watches FirstBootAddons
-// and renders exactly CABPK's data) and no FirstBootAddon controller.
+// and, without bootstrap reports, renders exactly CABPK's data) and no
+// FirstBootAddon controller.
 func (r reconcilers) withoutAddons() reconcilers {
-	r.kubeadmConfig.Extensions = nil
+	r.kubeadmConfig.Extensions = slices.DeleteFunc(slices.Clone(r.kubeadmConfig.Extensions), func(e controllers.Extension) bool {
+		_, addon := e.(*addonsctrl.Extension)
+		return addon
+	})
 	r.firstBootAddon = nil
 	return r
 }

@@ -45,7 +45,7 @@ func render(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		var invalid *bootstrap.InvalidError
 		if errors.As(err, &invalid) {
 			for _, p := range invalid.Problems {
-				fmt.Fprintf(stderr, "%s: %s: %s\n", p.Object, p.Path, p.Message)
+				fmt.Fprintf(stderr, "%s: %s\n", p.Object, p.Problem)
 			}
 		} else {
 			fmt.Fprintf(stderr, "nodeboot render: %v\n", err)
@@ -79,7 +79,7 @@ func readInput(file string, stdin io.Reader) ([]byte, error) {
 	case "-":
 		r, name = stdin, "standard input"
 	default:
-		f, err := os.Open(file)
+		f, err := os.Open(file) //nolint:gosec // G304: the file the user named on the command line
 		if err != nil {
 			return nil, err
 		}
@@ -220,8 +220,8 @@ func writeDir(dir string, data []byte, format string) (err error) {
 	}
 	for i, f := range files {
 		if err := os.Rename(temps[i], filepath.Join(dir, f.name)); err != nil {
-			for j := 0; j < i; j++ {
-				restore(old[j], filepath.Join(dir, files[j].name))
+			for j, g := range files[:i] {
+				restore(old[j], filepath.Join(dir, g.name))
 			}
 			return err
 		}

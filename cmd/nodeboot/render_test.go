@@ -19,8 +19,11 @@ const cfgRef = "KubeadmConfig default/example-control-plane-0: "
 // test fails if old is missing, so a changed example cannot hollow a case).
 func mutate(t *testing.T, pairs ...string) string {
 	t.Helper()
+	if len(pairs)%2 != 0 {
+		t.Fatalf("mutate: %d strings, want old and new pairs", len(pairs))
+	}
 	s := string(example)
-	for i := 0; i < len(pairs); i += 2 {
+	for i := 0; i+1 < len(pairs); i += 2 {
 		require.Contains(t, s, pairs[i])
 		s = strings.Replace(s, pairs[i], pairs[i+1], 1)
 	}

@@ -17,8 +17,8 @@ var ErrSourceNotFound = errors.New("add-on source not found")
 // SpecError is a FirstBootAddon that cannot be delivered, with the condition
 // reason and every offending field.
 type SpecError struct {
-	// Object is "FirstBootAddon namespace/name".
-	Object string
+	// Object is the FirstBootAddon.
+	Object bootstrap.ObjectRef
 	// Reason is the SourceValid condition reason (api/v1alpha1).
 	Reason string
 	// Errs name the fields.
@@ -53,7 +53,9 @@ func (e *SpecError) As(target any) bool {
 	problems := make([]bootstrap.ObjectProblem, 0, len(e.Errs))
 	for _, fe := range e.Errs {
 		problems = append(problems, bootstrap.ObjectProblem{Object: e.Object, Problem: provisioning.Problem{
-			Path: fe.Field, Message: fe.ErrorBody(), Severity: provisioning.SeverityError,
+			// field.Error carries its path as text only: it stays one
+			// element, printed as it came.
+			Path: provisioning.NewPath(fe.Field), Message: fe.ErrorBody(), Severity: provisioning.SeverityError,
 		}})
 	}
 	*t = &bootstrap.InvalidError{Problems: problems}

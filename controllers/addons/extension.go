@@ -127,9 +127,9 @@ func MaxBytes(cluster *clusterv1.Cluster, def int) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < 1 || n > maxBytesLimit {
 		return 0, &bootstrap.InvalidError{Problems: []bootstrap.ObjectProblem{{
-			Object: "Cluster " + cluster.Namespace + "/" + cluster.Name,
+			Object: bootstrap.ObjectRef{Kind: "Cluster", Namespace: cluster.Namespace, Name: cluster.Name},
 			Problem: provisioning.Problem{
-				Path:     "metadata.annotations[" + AnnotationMaxBytes + "]",
+				Path:     provisioning.NewPath("metadata", "annotations").Key(AnnotationMaxBytes),
 				Message:  fmt.Sprintf("must be a whole number of bytes from 1 to %d", maxBytesLimit),
 				Severity: provisioning.SeverityError,
 			},
@@ -149,7 +149,7 @@ func canCompress(result *bootstrap.Result) bool {
 	opts := result.Options
 	opts.Compress = true
 	for _, pr := range p.Check(result.Plan, opts).Errors() {
-		if pr.Path == "options.compress" {
+		if errors.Is(pr, provisioning.ErrCompressionUnsupported) {
 			return false
 		}
 	}
@@ -168,9 +168,10 @@ func classify(err error) error {
 
 // addonFields maps the fields addons.Validate names on an Addon to the
 // FirstBootAddon fields they come from.
-var addonFields = map[string]string{
-	"name": "metadata.name", "version": "spec.builtin.version", "order": "spec.order",
-	"url": "spec.url.url", "sha256": "spec.url.sha256", "manifest": "spec.manifests",
+var addonFields = map[string]provisioning.Path{
+	"name": provisioning.NewPath("metadata", "name"), "version": provisioning.NewPath("spec", "builtin", "version"),
+	"order": provisioning.NewPath("spec", "order"), "url": provisioning.NewPath("spec", "url", "url"),
+	"sha256": provisioning.NewPath("spec", "url", "sha256"), "manifest": provisioning.NewPath("spec", "manifests"),
 }
 
 // contributeProblems turns what addons.Contribute rejected into an
@@ -179,18 +180,25 @@ var addonFields = map[string]string{
 func contributeProblems(ps provisioning.Problems, list []addons.Addon) error {
 	invalid := &bootstrap.InvalidError{}
 	for _, p := range ps.Errors() {
-		op := bootstrap.ObjectProblem{Object: "FirstBootAddon", Problem: p}
+		op := bootstrap.ObjectProblem{Object: bootstrap.ObjectRef{Kind: "FirstBootAddon"}, Problem: p}
+		// Each add-on's Origin is a path in its FirstBootAddon, so a
+		// problem's path says which object and field it is about.
 		for _, a := range list {
-			if field, ok := strings.CutPrefix(p.Path, a.Origin+"."); ok && a.Origin != "" {
-				op.Object, op.Path = a.Origin, addonFields[field]
-				if op.Path == "" {
-					op.Path = "spec"
-				}
-				if field == "version" && a.URL != "" {
-					op.Path = "spec.url.version"
-				}
-				break
+			field, ok := p.Path.TrimPrefix(a.Origin)
+			if !ok || a.Origin.IsZero() {
+				continue
 			}
+			name := field.Elements()
+			op.Object, op.Path = a.Origin.Object(), provisioning.NewPath("spec")
+			if len(name) > 0 {
+				if f, known := addonFields[name[0].Name]; known {
+					op.Path = f
+				}
+				if name[0].Name == "version" && a.URL != "" {
+					op.Path = provisioning.NewPath("spec", "url", "version")
+				}
+			}
+			break
 		}
 		invalid.Problems = append(invalid.Problems, op)
 	}

@@ -145,8 +145,8 @@ func TestIPVSConflictsWithUserClusterDNS(t *testing.T) {
 	var invalid *bootstrap.InvalidError
 	require.True(t, errors.As(err, &invalid), "the conflict must reach the KubeadmConfig's condition")
 	require.Len(t, invalid.Problems, 1)
-	require.Equal(t, "KubeadmConfig "+in.Config.Namespace+"/"+in.Config.Name, invalid.Problems[0].Object)
-	require.Equal(t, "spec.joinConfiguration.nodeRegistration.kubeletExtraArgs[name=cluster-dns]", invalid.Problems[0].Path)
+	require.Equal(t, "KubeadmConfig "+in.Config.Namespace+"/"+in.Config.Name, invalid.Problems[0].Object.String())
+	require.Equal(t, "spec.joinConfiguration.nodeRegistration.kubeletExtraArgs[name=cluster-dns]", invalid.Problems[0].Path.String())
 
 	// The same value the add-on needs is accepted and not duplicated.
 	in = vectorInput(t, testenv.Vectors(t, "cc-join-worker-minimal")[0])
@@ -180,9 +180,9 @@ func TestMutatePlanErrors(t *testing.T) {
 		// The KubeadmConfig reconciler reports it like any invalid input.
 		var invalid *bootstrap.InvalidError
 		require.True(t, errors.As(err, &invalid))
-		require.Equal(t, []bootstrap.ObjectProblem{{Object: "FirstBootAddon default/x", Problem: provisioning.Problem{
-			Path: "spec.builtin.name", Message: `Unsupported value: "calico": supported values: "flannel", "nodelocaldns"`,
-		}}}, invalid.Problems)
+		require.Len(t, invalid.Problems, 1)
+		require.Equal(t, bootstrap.ObjectRef{Kind: "FirstBootAddon", Namespace: "default", Name: "x"}, invalid.Problems[0].Object)
+		require.Equal(t, `spec.builtin.name: Unsupported value: "calico": supported values: "flannel", "nodelocaldns"`, invalid.Problems[0].Problem.String())
 	})
 	t.Run("a name the node cannot use names the add-on's field", func(t *testing.T) {
 		a := builtinAddon("bad.name", addonsv1.BuiltinFlannel, 0)
@@ -191,8 +191,8 @@ func TestMutatePlanErrors(t *testing.T) {
 		var invalid *bootstrap.InvalidError
 		require.True(t, errors.As(err, &invalid), "%v", err)
 		require.Len(t, invalid.Problems, 1)
-		require.Equal(t, "FirstBootAddon default/bad.name", invalid.Problems[0].Object)
-		require.Equal(t, "metadata.name", invalid.Problems[0].Path)
+		require.Equal(t, "FirstBootAddon default/bad.name", invalid.Problems[0].Object.String())
+		require.Equal(t, "metadata.name", invalid.Problems[0].Path.String())
 	})
 	t.Run("flannel without pod CIDR names the Cluster field", func(t *testing.T) {
 		c := vectorInputCopy(in)

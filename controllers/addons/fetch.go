@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"errors"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -22,6 +20,7 @@ import (
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/internal/objname"
+	"github.com/nodeboot/nodeboot/internal/tlsserve"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
@@ -55,15 +54,10 @@ func (o FetchOptions) Validate() error {
 	if o.URL == "" {
 		return nil
 	}
-	u, err := url.Parse(o.URL)
-	if err != nil || u.Scheme != "https" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil ||
-		strings.ContainsAny(o.URL, " \t\n\r'\"\\`$") {
-		return errors.New("the add-on fetch URL must be an https URL with a host, without credentials, query or fragment")
+	if err := tlsserve.CheckNodeURL(o.URL, "add-on fetch"); err != nil {
+		return err
 	}
-	if len(o.CABundle) > 0 && !strings.Contains(string(o.CABundle), "-----BEGIN CERTIFICATE-----") {
-		return errors.New("the add-on fetch CA bundle must be PEM certificates")
-	}
-	return nil
+	return tlsserve.CheckCABundle(o.CABundle, "add-on fetch")
 }
 
 // Keys, type and path of the fetch Secret and endpoint.

@@ -3,10 +3,6 @@ package addons
 import (
 	"context"
 	"crypto/subtle"
-	"crypto/tls"
-	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -17,10 +13,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeboot/nodeboot/addons"
+	"github.com/nodeboot/nodeboot/internal/tlsserve"
 )
 
 // FetchHandler serves the add-on manifests of the fetch fallback:
@@ -100,36 +96,6 @@ func (s *FetchServer) NeedLeaderElection() bool { return false }
 
 // Start serves until ctx ends.
 func (s *FetchServer) Start(ctx context.Context) error {
-	cw, err := certwatcher.New(s.CertDir+"/tls.crt", s.CertDir+"/tls.key")
-	if err != nil {
-		return fmt.Errorf("add-on fetch server: %w", err)
-	}
-	go func() { _ = cw.Start(ctx) }()
-	ln, err := net.Listen("tcp", s.Addr)
-	if err != nil {
-		return fmt.Errorf("add-on fetch server: %w", err)
-	}
-	srv := &http.Server{
-		Handler:           http.MaxBytesHandler(s.Handler, 4<<10),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    16 << 10,
-		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: cw.GetCertificate},
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	ctrl.LoggerFrom(ctx).Info("Serving add-on fetch endpoint", "address", ln.Addr().String())
-	if err := srv.ServeTLS(ln, "", ""); !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("add-on fetch server: %w", err)
-	}
-	<-done
-	return nil
+	srv := &tlsserve.Server{Name: "add-on fetch", Addr: s.Addr, CertDir: s.CertDir, Handler: s.Handler, MaxRequestBytes: 4 << 10}
+	return srv.Start(ctx)
 }

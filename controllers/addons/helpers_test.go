@@ -20,6 +20,7 @@ import (
 )
 
 func testScheme(t testing.TB) *runtime.Scheme {
+	t.Helper()
 	s := runtime.NewScheme()
 	require.NoError(t, corev1.AddToScheme(s))
 	require.NoError(t, clusterv1.AddToScheme(s))
@@ -29,6 +30,7 @@ func testScheme(t testing.TB) *runtime.Scheme {
 }
 
 func fakeClient(t testing.TB, objs ...client.Object) client.WithWatch {
+	t.Helper()
 	return fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(objs...).
 		WithStatusSubresource(&addonsv1.FirstBootAddon{}).Build()
 }

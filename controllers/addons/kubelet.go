@@ -22,7 +22,7 @@ const clusterDNSArg = "cluster-dns"
 // dnsRequirement is a kubelet clusterDNS an add-on needs.
 type dnsRequirement struct {
 	ip     string
-	origin string
+	origin bootstrap.ObjectRef
 }
 
 // kubeletClusterDNS returns the clusterDNS the selected add-ons need, or nil.
@@ -58,11 +58,11 @@ func kubeletClusterDNS(selected []addonsv1.FirstBootAddon, cluster *clusterv1.Cl
 func setClusterDNS(config *bootstrapv1.KubeadmConfig, req *dnsRequirement) error {
 	spec := &config.Spec
 	for _, t := range []struct {
-		path string
+		path provisioning.Path
 		args *[]bootstrapv1.Arg
 	}{
-		{"spec.initConfiguration.nodeRegistration.kubeletExtraArgs", &spec.InitConfiguration.NodeRegistration.KubeletExtraArgs},
-		{"spec.joinConfiguration.nodeRegistration.kubeletExtraArgs", &spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs},
+		{provisioning.NewPath("spec", "initConfiguration", "nodeRegistration", "kubeletExtraArgs"), &spec.InitConfiguration.NodeRegistration.KubeletExtraArgs},
+		{provisioning.NewPath("spec", "joinConfiguration", "nodeRegistration", "kubeletExtraArgs"), &spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs},
 	} {
 		found := false
 		for _, a := range *t.args {
@@ -78,9 +78,9 @@ func setClusterDNS(config *bootstrapv1.KubeadmConfig, req *dnsRequirement) error
 				// Invalid input of the KubeadmConfig itself: the reconciler
 				// names the field on its condition and does not retry.
 				return reconcile.TerminalError(&bootstrap.InvalidError{Problems: []bootstrap.ObjectProblem{{
-					Object: "KubeadmConfig " + config.Namespace + "/" + config.Name,
+					Object: bootstrap.ObjectRef{Kind: "KubeadmConfig", Namespace: config.Namespace, Name: config.Name},
 					Problem: provisioning.Problem{
-						Path:     fmt.Sprintf("%s[name=%s]", t.path, clusterDNSArg),
+						Path:     t.path.Key("name=" + clusterDNSArg),
 						Message:  fmt.Sprintf("is %q but %s (NodeLocal DNSCache, IPVS mode) needs %q", got, req.origin, req.ip),
 						Severity: provisioning.SeverityError,
 					},

@@ -43,8 +43,8 @@ func TestClusterBudgetOverride(t *testing.T) {
 		require.ErrorAs(t, err, &invalid)
 		require.Len(t, invalid.Problems, 1)
 		p := invalid.Problems[0]
-		require.Equal(t, "Cluster "+in.Cluster.Namespace+"/"+in.Cluster.Name, p.Object)
-		require.Equal(t, "metadata.annotations["+AnnotationMaxBytes+"]", p.Path)
+		require.Equal(t, "Cluster "+in.Cluster.Namespace+"/"+in.Cluster.Name, p.Object.String())
+		require.Equal(t, "metadata.annotations["+AnnotationMaxBytes+"]", p.Path.String())
 		if len(bad) > 2 {
 			require.NotContains(t, err.Error(), bad, "messages name fields, never values")
 		}

@@ -16,6 +16,8 @@ import (
 	"github.com/nodeboot/nodeboot/addons"
 	"github.com/nodeboot/nodeboot/addons/catalog"
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/provisioning"
 )
 
 var specPath = field.NewPath("spec")
@@ -27,8 +29,8 @@ type Resolver struct {
 	Client client.Reader
 }
 
-func objectRef(a *addonsv1.FirstBootAddon) string {
-	return "FirstBootAddon " + a.Namespace + "/" + a.Name
+func objectRef(a *addonsv1.FirstBootAddon) bootstrap.ObjectRef {
+	return bootstrap.ObjectRef{Kind: "FirstBootAddon", Namespace: a.Namespace, Name: a.Name}
 }
 
 // Selects reports whether the add-on's selector matches the Cluster. An empty
@@ -77,7 +79,7 @@ func (r *Resolver) Resolve(ctx context.Context, a *addonsv1.FirstBootAddon, clus
 	if reason, errs := ValidateSpec(&a.Spec, specPath); len(errs) > 0 {
 		return nil, &SpecError{Object: objectRef(a), Reason: reason, Errs: errs}
 	}
-	out := &addons.Addon{Name: a.Name, Order: a.Spec.Order, Origin: objectRef(a)}
+	out := &addons.Addon{Name: a.Name, Order: a.Spec.Order, Origin: provisioning.Path{}.In(objectRef(a))}
 	switch s := a.Spec; {
 	case s.Builtin != nil:
 		rendered, err := catalog.Render(s.Builtin.Name, s.Builtin.Version, builtinParams(s.Builtin, cluster))

@@ -16,14 +16,15 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/internal/objname"
 )
 
 // The credential Secret of a KubeadmConfig.
 const (
-	CredentialSecretType corev1.SecretType = "nodeboot.dev/bootstrap-report"
+	CredentialSecretType corev1.SecretType = nodebootv1.BootstrapReportSecretType
 	CredentialKey                          = "token"
-	credentialSuffix                       = ".nodeboot-report"
+	credentialSuffix                       = nodebootv1.BootstrapReportSecretSuffix
 )
 
 // CredentialSecretName names the Secret holding a config's report

@@ -4,9 +4,9 @@
 // a credential of its own KubeadmConfig, turned into a NodeBootstrapped
 // condition and an Event on that KubeadmConfig.
 //
-// The node side (the reporter in the bootstrap data) and the manager's
-// flags are not wired yet: nothing renders a credential into bootstrap data
-// today, so the endpoint has nothing to accept until they are.
+// The node side is package reporter; Extension puts it and a fresh
+// credential into a config's bootstrap data, and Server runs the endpoint
+// in the manager (--bootstrap-report-url, --bootstrap-report-bind-address).
 package report
 
 import (
@@ -32,6 +32,9 @@ import (
 	"sigs.k8s.io/cluster-api/util/conditions"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/controllers"
 )
 
 // Path prefixes the endpoint: POST Path<namespace>/<KubeadmConfig> with
@@ -59,11 +62,11 @@ const (
 
 // Condition and reasons on the KubeadmConfig.
 const (
-	NodeBootstrappedCondition = "NodeBootstrapped"
-	PendingReason             = "Pending"
-	RunningReason             = "Running"
-	SucceededReason           = "Succeeded"
-	FailedReason              = "Failed"
+	NodeBootstrappedCondition = nodebootv1.NodeBootstrappedCondition
+	PendingReason             = nodebootv1.BootstrapPendingReason
+	RunningReason             = nodebootv1.BootstrapRunningReason
+	SucceededReason           = nodebootv1.BootstrapSucceededReason
+	FailedReason              = nodebootv1.BootstrapFailedReason
 )
 
 // Report is what a node sends.
@@ -187,6 +190,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ns, name, two := strings.Cut(rest, "/")
 	token, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || !two || len(ns) > 63 || !dnsSubdomain.MatchString(ns) || !dnsSubdomain.MatchString(name) || !bearer || token == "" {
+		ReportsTotal.WithLabelValues(ResultUnauthorized).Inc()
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
 	}
@@ -195,9 +199,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	switch err := h.authenticate(ctx, key, token); {
 	case errors.Is(err, errUnauthorized):
+		ReportsTotal.WithLabelValues(ResultUnauthorized).Inc()
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
 	case err != nil:
+		ReportsTotal.WithLabelValues(ResultError).Inc()
 		ctrl.LoggerFrom(ctx).Error(err, "bootstrap report: cannot read the credential", "KubeadmConfig", key.String())
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
 		return
@@ -205,16 +211,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Limited after authentication, so that strangers cannot use up a
 	// node's budget.
 	if !h.allow(key.String()) {
+		ReportsTotal.WithLabelValues(ResultRateLimited).Inc()
 		w.Header().Set("Retry-After", "5")
 		http.Error(w, "too many reports", http.StatusTooManyRequests)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBody+1))
 	if err != nil {
+		ReportsTotal.WithLabelValues(ResultInvalid).Inc()
 		http.Error(w, "cannot read the report", http.StatusBadRequest)
 		return
 	}
 	if len(body) > MaxBody {
+		ReportsTotal.WithLabelValues(ResultInvalid).Inc()
 		http.Error(w, "report larger than "+strconv.Itoa(MaxBody)+" bytes", http.StatusRequestEntityTooLarge)
 		return
 	}
@@ -222,23 +231,28 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil || dec.More() {
+		ReportsTotal.WithLabelValues(ResultInvalid).Inc()
 		http.Error(w, "the report is not a JSON report object", http.StatusBadRequest)
 		return
 	}
 	if err := rep.validate(); err != nil {
+		ReportsTotal.WithLabelValues(ResultInvalid).Inc()
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	changed, err := h.record(ctx, key, &rep)
 	if err != nil {
+		ReportsTotal.WithLabelValues(ResultError).Inc()
 		ctrl.LoggerFrom(ctx).Error(err, "bootstrap report: cannot record", "KubeadmConfig", key.String())
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
 		return
 	}
 	if !changed {
+		ReportsTotal.WithLabelValues(ResultUnchanged).Inc()
 		w.WriteHeader(http.StatusOK)
 		return
 	}
+	ReportsTotal.WithLabelValues(rep.Phase).Inc()
 	w.WriteHeader(http.StatusAccepted)
 }
 
@@ -264,33 +278,53 @@ func (h *Handler) authenticate(ctx context.Context, key client.ObjectKey, token 
 }
 
 // record moves the condition forward; it reports whether anything changed.
+// The patch is optimistic: the reconciler writes the same conditions list,
+// and a merge patch replaces the whole list, so a patch over a stale read
+// would drop what the other wrote. A conflict reads again.
 func (h *Handler) record(ctx context.Context, key client.ObjectKey, rep *Report) (bool, error) {
-	config := &bootstrapv1.KubeadmConfig{}
-	if err := h.Reader.Get(ctx, key, config); err != nil {
-		return false, err
-	}
 	want := condition(rep)
-	cur := conditions.Get(config, NodeBootstrappedCondition)
-	if cur != nil && (cur.Reason == SucceededReason || cur.Reason == want.Reason && cur.Message == want.Message ||
-		cur.Reason == FailedReason && want.Reason == RunningReason) {
-		// Success is final; a replay is a no-op; a late "started" after a
-		// failure (retries are out of order) does not hide the failure.
-		return false, nil
+	var config *bootstrapv1.KubeadmConfig
+	for attempt := 0; ; attempt++ {
+		config = &bootstrapv1.KubeadmConfig{}
+		if err := h.Reader.Get(ctx, key, config); err != nil {
+			return false, err
+		}
+		cur := conditions.Get(config, NodeBootstrappedCondition)
+		if cur != nil && (cur.Reason == SucceededReason || cur.Reason == want.Reason && cur.Message == want.Message ||
+			cur.Reason == FailedReason && want.Reason == RunningReason) {
+			// Success is final; a replay is a no-op; a late "started" after a
+			// failure (retries are out of order) does not hide the failure.
+			return false, nil
+		}
+		orig := config.DeepCopy()
+		conditions.Set(config, want)
+		if err := controllers.SetReady(config); err != nil {
+			return false, err
+		}
+		err := h.Client.Status().Patch(ctx, config, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+		if err == nil {
+			break
+		}
+		if !apierrors.IsConflict(err) || attempt == 4 {
+			return false, err
+		}
 	}
-	orig := config.DeepCopy()
-	conditions.Set(config, want)
-	if err := h.Client.Status().Patch(ctx, config, client.MergeFrom(orig)); err != nil {
-		return false, err
+	if want.Reason == SucceededReason {
+		if c := conditions.Get(config, bootstrapv1.KubeadmConfigDataSecretAvailableCondition); c != nil && c.Status == metav1.ConditionTrue {
+			BootstrapSeconds.Observe(h.now().Sub(c.LastTransitionTime.Time).Seconds())
+		}
 	}
 	if h.Recorder != nil {
 		switch want.Reason {
 		case FailedReason:
+			// The step and exit code first, then as much of the log's end
+			// as fits: the last lines are the ones that say why.
 			msg := want.Message
-			if rep.Log != "" {
-				msg += "\n" + Redact(rep.Log)
-			}
-			if len(msg) > maxEvent {
-				msg = strings.ToValidUTF8(msg[:maxEvent-3], "") + "..."
+			if log := Redact(rep.Log); log != "" {
+				if room := maxEvent - len(msg) - len("\n..."); len(log) > room {
+					log = "..." + strings.ToValidUTF8(log[len(log)-room:], "")
+				}
+				msg += "\n" + log
 			}
 			h.Recorder.Event(config, corev1.EventTypeWarning, "BootstrapFailed", msg)
 		case SucceededReason:

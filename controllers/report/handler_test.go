@@ -5,10 +5,13 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,6 +43,11 @@ func newEnv(t *testing.T) *env {
 	e := &env{tokens: map[string]string{}}
 	for _, name := range []string{"cp-0", "w-0"} {
 		cfg := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name)}}
+		// What the reconciler left: data and certificates out, Ready.
+		for _, typ := range []string{bootstrapv1.KubeadmConfigDataSecretAvailableCondition, bootstrapv1.KubeadmConfigCertificatesAvailableCondition, bootstrapv1.KubeadmConfigReadyCondition} {
+			conditions.Set(cfg, metav1.Condition{Type: typ, Status: metav1.ConditionTrue, Reason: "Ready",
+				LastTransitionTime: metav1.NewTime(time.Now().Add(-90 * time.Second))})
+		}
 		sec, err := NewCredentialSecret(cfg, "c1")
 		require.NoError(t, err)
 		e.tokens[name] = string(sec.Data[CredentialKey])
@@ -63,9 +71,14 @@ func (e *env) post(config, token, body string) int {
 
 func (e *env) condition(t *testing.T, config string) *metav1.Condition {
 	t.Helper()
+	return e.conditionOf(t, config, NodeBootstrappedCondition)
+}
+
+func (e *env) conditionOf(t *testing.T, config, typ string) *metav1.Condition {
+	t.Helper()
 	c := &bootstrapv1.KubeadmConfig{}
 	require.NoError(t, e.c.Get(context.Background(), client.ObjectKey{Namespace: "ns", Name: config}, c))
-	return conditions.Get(c, NodeBootstrappedCondition)
+	return conditions.Get(c, typ)
 }
 
 const failed = `{"phase":"failed","step":"preKubeadmCommands[2]","exitCode":127,"log":"token: ` + secretMarker + `\nkubeadm: command not found\n"}`
@@ -75,8 +88,17 @@ const failed = `{"phase":"failed","step":"preKubeadmCommands[2]","exitCode":127,
 // step and exit code with a redacted log; success is final.
 func TestReports(t *testing.T) {
 	e := newEnv(t)
+	count := func(result string) float64 { return testutil.ToFloat64(ReportsTotal.WithLabelValues(result)) }
+	durations := func() (uint64, float64) {
+		var m dto.Metric
+		require.NoError(t, BootstrapSeconds.Write(&m))
+		return m.GetHistogram().GetSampleCount(), m.GetHistogram().GetSampleSum()
+	}
+	started, failedN, unchanged := count(ResultStarted), count(ResultFailed), count(ResultUnchanged)
+	successes, seconds := durations()
 	require.Equal(t, http.StatusAccepted, e.post("cp-0", e.tokens["cp-0"], `{"phase":"started"}`))
 	require.Equal(t, RunningReason, e.condition(t, "cp-0").Reason)
+	require.Equal(t, metav1.ConditionTrue, e.conditionOf(t, "cp-0", bootstrapv1.KubeadmConfigReadyCondition).Status, "a booting node leaves Ready alone")
 	require.Equal(t, http.StatusOK, e.post("cp-0", e.tokens["cp-0"], `{"phase":"started"}`), "a replay changes nothing")
 
 	require.Equal(t, http.StatusAccepted, e.post("cp-0", e.tokens["cp-0"], failed))
@@ -84,6 +106,9 @@ func TestReports(t *testing.T) {
 	require.Equal(t, FailedReason, c.Reason)
 	require.Equal(t, metav1.ConditionFalse, c.Status)
 	require.Equal(t, "preKubeadmCommands[2] exited 127: kubeadm: command not found", c.Message)
+	ready := e.conditionOf(t, "cp-0", bootstrapv1.KubeadmConfigReadyCondition)
+	require.Equal(t, metav1.ConditionFalse, ready.Status, "a failed boot makes Ready False, which the Machine mirrors")
+	require.Contains(t, ready.Message, "preKubeadmCommands[2] exited 127")
 	ev := <-e.events.Events
 	require.Contains(t, ev, "BootstrapFailed")
 	require.Contains(t, ev, "kubeadm: command not found")
@@ -93,8 +118,15 @@ func TestReports(t *testing.T) {
 
 	require.Equal(t, http.StatusAccepted, e.post("cp-0", e.tokens["cp-0"], `{"phase":"succeeded"}`))
 	require.Equal(t, metav1.ConditionTrue, e.condition(t, "cp-0").Status)
+	require.Equal(t, metav1.ConditionTrue, e.conditionOf(t, "cp-0", bootstrapv1.KubeadmConfigReadyCondition).Status, "success after a failure is Ready again")
 	require.Equal(t, http.StatusOK, e.post("cp-0", e.tokens["cp-0"], failed), "after success nothing changes")
 	require.Equal(t, SucceededReason, e.condition(t, "cp-0").Reason)
+	require.Equal(t, started+1, count(ResultStarted))
+	require.Equal(t, failedN+1, count(ResultFailed))
+	require.Equal(t, unchanged+3, count(ResultUnchanged))
+	n, sum := durations()
+	require.Equal(t, successes+1, n, "one success observed")
+	require.InDelta(t, 90, sum-seconds, 30, "from the data Secret (90 s ago) to the success report")
 	require.Nil(t, e.condition(t, "w-0"), "another config is untouched")
 }
 
@@ -164,4 +196,21 @@ func TestRedact(t *testing.T) {
 	}
 	require.LessOrEqual(t, strings.Count(out, "\n")+1, MaxLogLines)
 	require.True(t, strings.HasSuffix(out, "last line"))
+}
+
+// TestFailedEventKeepsLogEnd: a long log is cut at its start, so the Event
+// keeps the step, the exit code and the lines that say why it failed.
+func TestFailedEventKeepsLogEnd(t *testing.T) {
+	e := newEnv(t)
+	var log strings.Builder
+	for i := 0; i < 49; i++ {
+		log.WriteString("noise line with some length to fill the event up to its cap\n")
+	}
+	log.WriteString("FATAL: the reason at the end\n")
+	body := `{"phase":"failed","step":"kubeadm","exitCode":1,"log":` + strconv.Quote(log.String()) + `}`
+	require.Equal(t, http.StatusAccepted, e.post("w-0", e.tokens["w-0"], body))
+	ev := <-e.events.Events
+	require.Contains(t, ev, "kubeadm exited 1: FATAL: the reason at the end")
+	require.True(t, strings.HasSuffix(ev, "FATAL: the reason at the end"), "the log's end is kept: %q", ev)
+	require.LessOrEqual(t, len(ev), maxEvent+len("Warning BootstrapFailed "))
 }

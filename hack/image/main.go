@@ -370,7 +370,7 @@ func writeArchive(path string, img v1.Image, tag string, mtime time.Time) error 
 			return err
 		}
 		b, err := io.ReadAll(rc)
-		rc.Close()
+		_ = rc.Close() // read to the end: a close error changes nothing read
 		if err != nil {
 			return err
 		}

@@ -74,5 +74,6 @@ func ServingCertificate(t testing.TB, dir string) []byte {
 
 // TestCABundle is the PEM of a fresh serving CA, as ServingCertificate makes it.
 func TestCABundle(t testing.TB) []byte {
+	t.Helper()
 	return ServingCertificate(t, t.TempDir())
 }

@@ -34,6 +34,7 @@ func SharedDir(t testing.TB) string {
 
 // VectorsDir is the CABPK reference vector directory.
 func VectorsDir(t testing.TB) string {
+	t.Helper()
 	return filepath.Join(SharedDir(t), "cabpk-vectors")
 }
 

@@ -129,6 +129,7 @@ func (s *apiServer) record(t *testing.T) *corev1.ConfigMap {
 
 // index reads the staged addons.list: name -> sha256, version, file.
 func index(t *testing.T, dir string) map[string][3]string {
+	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, addons.IndexFile))
 	require.NoError(t, err)
 	out := map[string][3]string{}

@@ -24,6 +24,7 @@ import (
 
 // crdPaths are the generated FirstBootAddon CRD and Cluster API's Cluster CRD.
 func crdPaths(t *testing.T) []string {
+	t.Helper()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/cluster-api").Output()
 	require.NoError(t, err)
 	return []string{

@@ -52,6 +52,7 @@ func standardAddons() []client.Object {
 }
 
 func scheme(t testing.TB) *runtime.Scheme {
+	t.Helper()
 	s := runtime.NewScheme()
 	require.NoError(t, corev1.AddToScheme(s))
 	require.NoError(t, clusterv1.AddToScheme(s))

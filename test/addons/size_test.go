@@ -36,6 +36,7 @@ var keyTypes = []struct {
 // of the given key type and, for an ign- vector, Ignition v3.4.0 (CABPK's
 // Ignition 2.3 cannot compress). It returns the dialect measured.
 func sizeInput(t testing.TB, vector string, keys func(testing.TB, *bootstrap.Input), format string) (*bootstrap.Input, string) {
+	t.Helper()
 	in := initInput(t, vector)
 	keys(t, in)
 	if format == "cloud-config" {
@@ -92,6 +93,7 @@ func v3Expressible(d *bootstrapv1.DiskSetup) bool {
 // fetchOptions turn on the manager's fetch fallback (--addons-fetch-url)
 // with a serving CA, as cmd/manager passes them.
 func fetchOptions(t testing.TB) addonsctrl.FetchOptions {
+	t.Helper()
 	return addonsctrl.FetchOptions{URL: "https://nodeboot-addons.example:9444", CABundle: testenv.TestCABundle(t)}
 }
 
@@ -184,8 +186,8 @@ func requireFetchFallback(t testing.TB, res, inline *bootstrap.Result) {
 // requireRSAKeys checks that the node gets RSA-2048 CA and service-account
 // keys, so the RSA measurements measure what they claim.
 func requireRSAKeys(t testing.TB, res *bootstrap.Result) {
-	cas := map[string]bool{"ca.key": true, "etcd/ca.key": true, "front-proxy-ca.key": true, "sa.key": true}
 	t.Helper()
+	cas := map[string]bool{"ca.key": true, "etcd/ca.key": true, "front-proxy-ca.key": true, "sa.key": true}
 	n := 0
 	for _, f := range res.Plan.Files {
 		if cas[strings.TrimPrefix(f.Path, "/etc/kubernetes/pki/")] {

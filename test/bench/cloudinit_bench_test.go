@@ -25,6 +25,7 @@ import (
 // renders and the input CABPK's pkg/cloudinit renders, and checks both give
 // the vector's bytes, so the benchmark compares equal work.
 func initInputs(b testing.TB) (*provisioning.Plan, *cabpkcloudinit.ControlPlaneInput) {
+	b.Helper()
 	dir := filepath.Join(testenv.VectorsDir(b), "cc-init-all-features-v1.35")
 	f, err := os.Open(filepath.Join(dir, "input.yaml"))
 	require.NoError(b, err)
@@ -45,7 +46,7 @@ func initInputs(b testing.TB) (*provisioning.Plan, *cabpkcloudinit.ControlPlaneI
 		switch {
 		case pf.BootstrapInput:
 			kubeadmYAML = pf.Content
-		case strings.HasPrefix(pf.Origin, "spec.files"):
+		case pf.Origin.HasPrefix(provisioning.NewPath("spec", "files")):
 			files = append(files, bootstrapv1.File{Path: pf.Path, Owner: pf.Owner, Permissions: pf.Permissions,
 				Encoding: bootstrapv1.Encoding(pf.Encoding), Append: pf.Append, Content: pf.Content})
 		}

@@ -2,6 +2,7 @@ package cloudinit_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +27,7 @@ func boot(t *testing.T, userData []byte) (root, report string, passed bool) {
 	cmd := exec.Command(tool, root, writeTemp(t, "user-data", userData))
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+	if ee := (*exec.ExitError)(nil); err != nil && (!errors.As(err, &ee) || ee.ExitCode() != 1) {
 		t.Fatalf("cloudinit-apply could not run: %v\n%s", err, out.String())
 	}
 	t.Logf("cloudinit-apply:\n%s", out.String())

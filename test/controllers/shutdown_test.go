@@ -49,7 +49,7 @@ func judgeShutdown(startErr error, name string) (verdict error, excused string) 
 		for _, g := range stuck {
 			fmt.Fprintf(&b, "\n%d goroutine(s):\n\t%s", g.count, strings.Join(g.frames, "\n\t"))
 		}
-		return fmt.Errorf("manager %s stopped (%v) with goroutines stuck in nodeboot's code:%s", name, startErr, b.String()), ""
+		return fmt.Errorf("manager %s stopped (%w) with goroutines stuck in nodeboot's code:%s", name, startErr, b.String()), ""
 	}
 	switch {
 	case startErr == nil || errors.Is(startErr, context.Canceled):

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,7 +24,6 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -63,7 +61,7 @@ var (
 	managerSeq atomic.Int64
 
 	// logs receives every log line of the run: ours, CABPK's, controller-runtime's, client-go's.
-	logs = &logBuffer{}
+	logs = testenv.CaptureLogs()
 )
 
 func init() {
@@ -72,30 +70,6 @@ func init() {
 			panic(err)
 		}
 	}
-	logger := funcr.New(func(prefix, args string) { logs.write(prefix + " " + args) }, funcr.Options{Verbosity: 4})
-	ctrl.SetLogger(logger)
-	klog.SetLogger(logger)
-}
-
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) write(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf.WriteString(s)
-	l.buf.WriteByte('\n')
-	if os.Getenv("NODEBOOT_TEST_LOGS") != "" {
-		fmt.Fprintln(os.Stderr, s)
-	}
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 func TestMain(m *testing.M) {

@@ -491,7 +491,7 @@ func TestCloudConfigMatchesCABPK(t *testing.T) {
 				mu.Lock()
 				var warned []string
 				for _, w := range out.Warnings {
-					warned = append(warned, w.Path)
+					warned = append(warned, w.Path.String())
 				}
 				corrected = append(corrected, doc{s.name, out.Data, warned})
 				mu.Unlock()

@@ -128,6 +128,7 @@ type probeDoc struct {
 // warning, cloud-init accepts the document and reads exactly the declared
 // value.
 func judgeProbes(t testing.TB, docs []probeDoc) (missed, wrong int) {
+	t.Helper()
 	raw := make([][]byte, len(docs))
 	for i, d := range docs {
 		raw[i] = d.data

@@ -178,7 +178,7 @@ func warnedAt(res *bootstrap.Result, path string) bool {
 		return false
 	}
 	for _, w := range out.Warnings {
-		if w.Path == path || strings.HasPrefix(w.Path, path+".") || strings.HasPrefix(w.Path, path+"[") {
+		if s := w.Path.String(); s == path || strings.HasPrefix(s, path+".") || strings.HasPrefix(s, path+"[") {
 			return true
 		}
 	}

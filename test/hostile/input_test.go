@@ -84,6 +84,7 @@ func inLiteral(s string) func(t *testing.T) []byte {
 }
 
 func inUTF16(t *testing.T, b []byte, bigEndian bool) []byte {
+	t.Helper()
 	out := []byte{0xFF, 0xFE}
 	if bigEndian {
 		out = []byte{0xFE, 0xFF}
@@ -100,6 +101,7 @@ func inUTF16(t *testing.T, b []byte, bigEndian bool) []byte {
 
 // inList turns the example into one kubectl-style List document.
 func inList(t *testing.T) []byte {
+	t.Helper()
 	var items []any
 	for _, doc := range strings.Split(string(inBase(t)), "\n---\n") {
 		var o map[string]any
@@ -219,6 +221,7 @@ func inNoTemps(t *testing.T, dir string) {
 
 // inAgainst writes a bootstrap data Secret for diff's --against.
 func inAgainst(t *testing.T, dir string) {
+	t.Helper()
 	inWrite(t, filepath.Join(dir, "against.yaml"), "apiVersion: v1\nkind: Secret\ntype: cluster.x-k8s.io/secret\nmetadata: {name: example-control-plane-0, namespace: default}\ndata: {value: eA==, format: Y2xvdWQtY29uZmln}\n", 0o600)
 }
 
@@ -503,6 +506,7 @@ func TestHostileInput(t *testing.T) {
 }
 
 func inRun(t *testing.T, bin string, tc inCase, dir string, input []byte) (int, []byte, []byte, float64, time.Duration) {
+	t.Helper()
 	args := tc.args
 	if args == nil {
 		args = []string{"render", "-f", "-"}

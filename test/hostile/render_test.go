@@ -422,7 +422,7 @@ func rnRender(in bootstrap.Input) (*bootstrap.Result, *provisioning.Output, erro
 func rnProblems(err error, out *provisioning.Output) (ps []rnProblem, ok bool) {
 	if out != nil {
 		for _, w := range out.Warnings {
-			ps = append(ps, rnProblem{path: w.Path, msg: w.Message, warning: true})
+			ps = append(ps, rnProblem{path: w.Path.String(), msg: w.Message, warning: true})
 		}
 	}
 	if err == nil {
@@ -433,7 +433,7 @@ func rnProblems(err error, out *provisioning.Output) (ps []rnProblem, ok bool) {
 		return ps, false
 	}
 	for _, p := range invalid.Problems {
-		ps = append(ps, rnProblem{path: p.Path, msg: p.Message})
+		ps = append(ps, rnProblem{path: p.Path.String(), msg: p.Message})
 	}
 	return ps, true
 }

@@ -22,23 +22,39 @@ func BenchmarkRenderIgnition(b *testing.B) {
 	v3 := res.Options
 	v3.Version = "3.4.0"
 	v3.AdditionalConfig = nil // the vector's additional config is a CLC, legacy-only.
-	// The legacy dialect keeps the transpiled additionalConfig of the last
-	// few distinct configs (every Machine of a MachineDeployment carries its
-	// template's); -uncached gives each render a config of its own, with a
-	// comment that changes its bytes but not what it says.
-	uncached, n := res.Options, 0
+	// nodeboot-legacy renders, every time, a config never seen before:
+	// the renderers remember the transpiled additionalConfig of the last
+	// few distinct configs and the systemd units that passed validation
+	// (every Machine of a MachineDeployment carries its template's), and a
+	// real reconcile of a new template's first config misses both. So each
+	// render gets an additionalConfig of its own (a comment changes its
+	// bytes, not what it says) and mount points of its own (new mount
+	// units). nodeboot-legacy-repeated renders the same config again, as
+	// the second Machine of a template does.
+	fresh, freshPlan, n := res.Options, *res.Plan, 0
+	freshPlan.Mounts = make([]provisioning.Mount, len(res.Plan.Mounts))
+	require.NotEmpty(b, res.Plan.Mounts, "the vector must have mounts, or nodeboot-legacy reuses validated units")
+	renew := func() int {
+		n++
+		for i, m := range res.Plan.Mounts {
+			m = append(provisioning.Mount(nil), m...)
+			m[1] = fmt.Sprintf("%s%d", m[1], n)
+			freshPlan.Mounts[i] = m
+		}
+		return n
+	}
 	for _, c := range []struct {
 		name string
 		run  func() ([]byte, error)
 	}{
-		{"nodeboot-legacy", func() ([]byte, error) { out, err := p.Render(res.Plan, res.Options); return outData(out), err }},
-		{"nodeboot-legacy-uncached", func() ([]byte, error) {
-			n++
-			uncached.AdditionalConfig = fmt.Appendf(append([]byte(nil), res.Options.AdditionalConfig...), "\n# %d\n", n)
-			out, err := p.Render(res.Plan, uncached)
+		{"nodeboot-legacy", func() ([]byte, error) {
+			fresh.AdditionalConfig = fmt.Appendf(append([]byte(nil), res.Options.AdditionalConfig...), "\n# %d\n", renew())
+			out, err := p.Render(&freshPlan, fresh)
 			return outData(out), err
 		}},
-		{"nodeboot-v3", func() ([]byte, error) { out, err := p.Render(res.Plan, v3); return outData(out), err }},
+		{"nodeboot-legacy-repeated", func() ([]byte, error) { out, err := p.Render(res.Plan, res.Options); return outData(out), err }},
+		// v3 has no additionalConfig here; its mount units are new each time.
+		{"nodeboot-v3", func() ([]byte, error) { renew(); out, err := p.Render(&freshPlan, v3); return outData(out), err }},
 		{"cabpk", func() ([]byte, error) { return cabpkRender(res) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {

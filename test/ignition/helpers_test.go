@@ -30,7 +30,7 @@ func errorPaths(t testing.TB, err error) []string {
 	require.ErrorAs(t, err, &invalid)
 	var paths []string
 	for _, p := range invalid.Problems {
-		paths = append(paths, p.Path)
+		paths = append(paths, p.Path.String())
 	}
 	return paths
 }

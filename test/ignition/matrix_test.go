@@ -21,7 +21,7 @@ func matrixPlan() *provisioning.Plan {
 		Role:     provisioning.RoleJoinWorker,
 		Sentinel: "/run/cluster-api/bootstrap-success.complete",
 		Files: []provisioning.File{
-			{Path: "/etc/app.conf", Permissions: "0644", Content: "app\n", Origin: "spec.files[0]"},
+			{Path: "/etc/app.conf", Permissions: "0644", Content: "app\n", Origin: provisioning.NewPath("spec", "files").Index(0)},
 			{Path: "/etc/kubeadm.yml", Permissions: "0600", Content: "---\nkind: JoinConfiguration\n", BootstrapInput: true},
 		},
 		Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "kubeadm join --config /etc/kubeadm.yml "}},
@@ -62,7 +62,7 @@ var matrixFeatures = map[string]func(p *provisioning.Plan){
 	"file-windows": func(p *provisioning.Plan) { p.Files[0].Path = `C:\k\node.json` },
 	"file-no-mode": func(p *provisioning.Plan) { p.Files[0].Permissions = "" },
 	"user": func(p *provisioning.Plan) {
-		p.Users = []provisioning.User{{Name: "capi", Gecos: "Cluster API", Groups: "adm, sudo", HomeDir: "/home/capi", Shell: "/bin/bash", SSHAuthorizedKeys: []string{"ssh-ed25519 AAAA k"}, Origin: "spec.users[0]"}}
+		p.Users = []provisioning.User{{Name: "capi", Gecos: "Cluster API", Groups: "adm, sudo", HomeDir: "/home/capi", Shell: "/bin/bash", SSHAuthorizedKeys: []string{"ssh-ed25519 AAAA k"}, Origin: provisioning.NewPath("spec", "users").Index(0)}}
 	},
 	"user-sudo": func(p *provisioning.Plan) {
 		p.Users = []provisioning.User{{Name: "capi", Sudo: "ALL=(ALL) NOPASSWD:ALL"}}
@@ -97,6 +97,13 @@ var matrixFeatures = map[string]func(p *provisioning.Plan){
 	"commands": func(p *provisioning.Plan) {
 		p.Commands = append([]provisioning.Command{{Phase: provisioning.PhasePre, Script: "echo pre"}}, append(p.Commands, provisioning.Command{Phase: provisioning.PhasePost, Script: "echo post"})...)
 	},
+	"unit": func(p *provisioning.Plan) {
+		p.Units = []provisioning.Unit{{Name: "agent.service", Enabled: yes(), Contents: "[Service]\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n"}}
+	},
+	"unit-dropins": func(p *provisioning.Plan) {
+		p.Units = []provisioning.Unit{{Name: "containerd.service", DropIns: []provisioning.DropIn{{Name: "10-limits.conf", Contents: "[Service]\nLimitNOFILE=1048576\n"}}}}
+	},
+	"no-bootstrap-input": func(p *provisioning.Plan) { p.Files = p.Files[:1]; p.Commands[0].Script = "k3s agent" },
 }
 
 var matrixRow = regexp.MustCompile("^\\| `([a-z0-9-]+)`:[^|]*\\| (yes|warn|no)\\b[^|]*\\| (yes|warn|no)\\b[^|]*\\| (yes|warn|no)\\b[^|]*\\|$")

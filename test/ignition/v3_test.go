@@ -49,6 +49,7 @@ func buildWith(t testing.TB, dir, version string, change func(*bootstrapv1.Kubea
 
 // allVectors is every reference vector, cloud-config and Ignition alike.
 func allVectors(t testing.TB) []string {
+	t.Helper()
 	return append(testenv.Vectors(t, "cc-"), testenv.Vectors(t, "ign-")...)
 }
 

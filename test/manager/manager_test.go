@@ -319,7 +319,7 @@ var v1beta1 = schema.GroupVersion{Group: bootstrapv1.GroupVersion.Group, Version
 // and cert-manager's CA injection do, and reads and writes both kinds at
 // v1beta1: the API server must convert through the manager, in both
 // directions, until the manager stops.
-func (m *manager) conversion(t *testing.T, k8s client.Client, caPEM []byte) {
+func (m *manager) conversion(t *testing.T, k8s client.Client, caPEM []byte) { //nolint:thelper // a subtest's body, not a helper: failures must point inside it
 	ctx := context.Background()
 	ns := newNamespace(t, k8s, "conversion")
 	// Written at the storage version; v1beta1 names the same facts

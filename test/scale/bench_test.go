@@ -74,6 +74,7 @@ func BenchmarkManagerScale(b *testing.B) {
 }
 
 func runScale(b *testing.B, provider, bin string, clusters int) {
+	b.Helper()
 	const user = "scale-manager"
 	s := startAPIServer(b, user)
 	kubeconfig, userCfg := s.user(b, user)
@@ -160,13 +161,15 @@ func runScale(b *testing.B, provider, bin string, clusters int) {
 		reqs[k] -= v
 	}
 	peak := m.peakRSSMB(b)
+	anon, _ := m.status("RssAnon:")
+	file, _ := m.status("RssFile:")
 	m.stop(b)
 	n := byUser(events)[user]
 	if n != len(events) {
 		b.Fatalf("audit log has writes of other users: %v", byUser(events))
 	}
-	b.Logf("%s: %d configs (%d Clusters); owners created in %s, all data %s after the first; peak RSS %.0f MiB (highest sampled per phase: %s); writes at done %d, settled %d: %s; client requests by method: %v",
-		provider, len(ms), clusters, created.Round(time.Millisecond), elapsed.Round(time.Millisecond), peak, rss, len(atDone), n, breakdown(events), reqs)
+	b.Logf("%s: %d configs (%d Clusters); owners created in %s, all data %s after the first; peak RSS %.0f MiB (highest sampled per phase: %s; at the end %.0f anonymous, %.0f file-backed); writes at done %d, settled %d: %s; client requests by method: %v",
+		provider, len(ms), clusters, created.Round(time.Millisecond), elapsed.Round(time.Millisecond), peak, rss, anon, file, len(atDone), n, breakdown(events), reqs)
 	b.ReportMetric(float64(len(ms))/elapsed.Seconds(), "configs/s")
 	b.ReportMetric(float64(n)/float64(len(ms)), "writes/config")
 	b.ReportMetric(peak, "peak-RSS-MB")

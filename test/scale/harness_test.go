@@ -249,7 +249,7 @@ func binary(tb testing.TB, name, pkg string) string {
 		cmd.Dir = testenv.ModuleRoot()
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+			b.err = fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
 		}
 	})
 	if b.err != nil {
@@ -258,9 +258,13 @@ func binary(tb testing.TB, name, pkg string) string {
 	return b.path
 }
 
-func nodebootBinary(tb testing.TB) string { return binary(tb, "nodeboot-manager", "./cmd/manager") }
+func nodebootBinary(tb testing.TB) string {
+	tb.Helper()
+	return binary(tb, "nodeboot-manager", "./cmd/manager")
+}
 
 func cabpkBinary(tb testing.TB) string {
+	tb.Helper()
 	return binary(tb, "cabpk-manager", "sigs.k8s.io/cluster-api/bootstrap/kubeadm")
 }
 

@@ -108,8 +108,12 @@ func (f fleet) createClusters(tb testing.TB, k8s client.Client) {
 		tb.Fatal(err)
 	}
 	idx := make([]int, f.clusters)
+	certs := make([][]*corev1.Secret, f.clusters)
 	for i := range idx {
 		idx[i] = i
+		// Read here, not in the workers: a tb.Fatal there would leave
+		// parallel waiting for workers that are gone.
+		certs[i] = certSecrets(tb, f.ns, f.clusterName(i))
 	}
 	parallel(tb, 8, idx, func(i int) error {
 		name := f.clusterName(i)
@@ -129,7 +133,7 @@ func (f fleet) createClusters(tb testing.TB, k8s client.Client) {
 		if err := k8s.Status().Update(ctx, c); err != nil {
 			return err
 		}
-		for _, s := range certSecrets(tb, f.ns, name) {
+		for _, s := range certs[i] {
 			if err := k8s.Create(ctx, s); err != nil {
 				return err
 			}

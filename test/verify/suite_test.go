@@ -198,7 +198,7 @@ func buildBin() {
 		cmd := exec.Command("go", "build", "-buildvcs=false", "-o", bin, "./cmd/nodeboot")
 		cmd.Dir = testenv.ModuleRoot()
 		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+			binErr = fmt.Errorf("go build: %w\n%s", err, out)
 		}
 	})
 }

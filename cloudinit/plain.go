@@ -1,0 +1,153 @@
+package cloudinit
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// VersionPlain selects the plain cloud-config dialect through
+// provisioning.Options.Version: for Plans that do not come from a
+// KubeadmConfig, such as those of k3s, RKE2 or MicroK8s providers.
+//
+// CABPK's dialect (Version "") starts every document with a jinja header,
+// adds CABPK's /run/cluster-api placeholder file and lays out YAML by hand
+// to keep CABPK's bytes, so "{{ }}" in a manifest is a jinja hazard and a
+// sudo rule such as "ALL=(ALL) NOPASSWD: ALL" is YAML syntax. The plain
+// dialect is a typed document (plainDoc) marshalled by a YAML library:
+// "#cloud-config" and nothing of CABPK's, every value data. Hazards of
+// CABPK's layout do not exist here, and what Validate calls a hazard is an
+// error: this is nodeboot's own mode.
+//
+// runcmd runs with set -e: unit steps, pre commands, the bootstrap
+// command, the sentinel, post commands; the first failure stops the rest.
+const VersionPlain = "plain"
+
+const plainName = Format + " (plain)"
+
+// plainHeader is the one line cloud-init needs to read the document as
+// cloud-config.
+const plainHeader = "#cloud-config\n"
+
+// checkPlain validates the Plan for the plain dialect and returns it with
+// its units desugared, ready for plainDocument.
+func checkPlain(p *provisioning.Plan, opts provisioning.Options) (provisioning.Problems, *provisioning.Plan) {
+	p = withUnits(p)
+	ps := p.Validate()
+	if p == nil {
+		return ps, nil
+	}
+	if len(opts.AdditionalConfig) > 0 {
+		provisioning.Unsupported(&ps, plainName, opts.AdditionalConfigPath(), "additional config")
+	}
+	for i := range p.Users {
+		u := &p.Users[i]
+		if strings.ContainsAny(u.Sudo, "\n\r") {
+			ps.Errorf(p.UserPath(i).Field("sudo"), "must be one sudoers rule on one line")
+		}
+	}
+	for i, m := range p.Mounts {
+		for j, v := range m {
+			if strings.ContainsAny(v, "\n\r\t ") {
+				ps.Errorf(p.SectionPath(provisioning.SectionMounts).Index(i).Index(j), "must not contain blanks or line breaks (fstab separates fields with them)")
+			}
+		}
+	}
+	plainDiskGaps(&ps, p)
+	return ps, p
+}
+
+// plainDiskGaps warns where cloud-init 22.4's schema rejects what its disk
+// module uses: a partition type without a decimal code (such as LVM's 8e,
+// which sfdisk reads as hex) and a partition number for a filesystem (the
+// schema lists only auto, any and none). cloud-init renders both; the
+// schema validation it logs fails.
+func plainDiskGaps(ps *provisioning.Problems, p *provisioning.Plan) {
+	if p.Disks == nil {
+		return
+	}
+	for i, part := range p.Disks.Partitions {
+		for j, s := range part.DiskLayout {
+			if s.PartitionType == "" {
+				continue
+			}
+			if _, ok := plainNumber(partitionTypeCode(s.PartitionType)).(int); !ok {
+				ps.Warnf(p.SectionPath(provisioning.SectionPartitions).Index(i).Field("diskLayout").Index(j).Field("partitionType"),
+					"has no decimal partition type code, which cloud-init's schema requires (cloud-init still passes the code to sfdisk)")
+			}
+		}
+	}
+	for i, fs := range p.Disks.Filesystems {
+		if _, ok := plainNumber(fs.Partition).(int); ok {
+			ps.Warnf(p.SectionPath(provisioning.SectionFilesystems).Index(i).Field("partition"),
+				"is a partition number, which cloud-init 22.4's schema rejects (it lists auto, any and none; cloud-init still uses the number)")
+		}
+	}
+}
+
+// renderPlain is Render for VersionPlain.
+func renderPlain(p *provisioning.Plan, opts provisioning.Options) (*provisioning.Output, error) {
+	ps, p := checkPlain(p, opts)
+	if err := ps.Err(); err != nil {
+		return nil, err
+	}
+	d := plainDocument(p)
+	data, sizes, err := marshalPlain(d)
+	if err != nil {
+		return nil, fmt.Errorf("%w: marshal %s: %w", provisioning.ErrInvalid, plainName, err)
+	}
+	out := &provisioning.Output{Data: data, Format: Format, Sizes: sizes}
+	if len(ps) > 0 {
+		out.Warnings = ps
+	}
+	if opts.Compress {
+		out.Compressed = true
+		var z bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		_, _ = w.Write(out.Data)
+		if err := w.Close(); err != nil {
+			return nil, fmt.Errorf("%w: gzip %s: %w", provisioning.ErrInvalid, plainName, err)
+		}
+		out.Sizes[provisioning.SizeUncompressed] = len(out.Data)
+		out.Data = z.Bytes()
+		out.Sizes[provisioning.SizeTotal] = len(out.Data)
+	}
+	if opts.MaxBytes > 0 && len(out.Data) > opts.MaxBytes {
+		return nil, fmt.Errorf("%w: %s output is %d bytes, budget %d", provisioning.ErrTooLarge, plainName, len(out.Data), opts.MaxBytes)
+	}
+	return out, nil
+}
+
+// marshalPlain writes the header and the document, and sizes its
+// write_files and runcmd parts (the keys CABPK's dialect reports too) by
+// marshalling each alone.
+func marshalPlain(d *plainDoc) ([]byte, map[string]int, error) {
+	var b bytes.Buffer
+	b.WriteString(plainHeader)
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(d); err != nil {
+		return nil, nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, nil, err
+	}
+	sizes := map[string]int{provisioning.SizeTotal: b.Len()}
+	for key, part := range map[string]any{provisioning.SizeWriteFiles: &plainDoc{WriteFiles: d.WriteFiles}, provisioning.SizeCommands: &plainDoc{RunCmd: d.RunCmd, BootCmd: d.BootCmd}} {
+		raw, err := yaml.Marshal(part)
+		if err != nil {
+			return nil, nil, err
+		}
+		if string(raw) != "{}\n" {
+			sizes[key] = len(raw)
+		} else {
+			sizes[key] = 0
+		}
+	}
+	return b.Bytes(), sizes, nil
+}

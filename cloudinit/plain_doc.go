@@ -1,0 +1,228 @@
+package cloudinit
+
+import (
+	"encoding/base64"
+	"path"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+// plainDoc is the plain dialect's cloud-config: cloud-init's module keys as
+// Go fields, marshalled once by a YAML library, so every value is data
+// whatever it contains. cloud-init runs the modules in its own order
+// (bootcmd, write_files, users, disk_setup, mounts, ntp, then the
+// deferred files and runcmd in its final stage), not in key order.
+type plainDoc struct {
+	BootCmd    []string             `yaml:"bootcmd,omitempty"`
+	WriteFiles []plainFile          `yaml:"write_files,omitempty"`
+	Users      []plainUser          `yaml:"users,omitempty"`
+	DiskSetup  map[string]plainDisk `yaml:"disk_setup,omitempty"`
+	FSSetup    []plainFS            `yaml:"fs_setup,omitempty"`
+	Mounts     [][]string           `yaml:"mounts,omitempty"`
+	NTP        *plainNTP            `yaml:"ntp,omitempty"`
+	RunCmd     []string             `yaml:"runcmd,omitempty"`
+}
+
+type plainFile struct {
+	Path        string `yaml:"path"`
+	Encoding    string `yaml:"encoding,omitempty"`
+	Owner       string `yaml:"owner,omitempty"`
+	Permissions string `yaml:"permissions,omitempty"`
+	Append      bool   `yaml:"append,omitempty"`
+	Defer       bool   `yaml:"defer,omitempty"`
+	Content     string `yaml:"content"`
+}
+
+type plainUser struct {
+	Name              string   `yaml:"name"`
+	Gecos             string   `yaml:"gecos,omitempty"`
+	Groups            []string `yaml:"groups,omitempty"`
+	HomeDir           string   `yaml:"homedir,omitempty"`
+	Shell             string   `yaml:"shell,omitempty"`
+	PrimaryGroup      string   `yaml:"primary_group,omitempty"`
+	Passwd            string   `yaml:"passwd,omitempty"`
+	LockPasswd        *bool    `yaml:"lock_passwd,omitempty"`
+	ExpireDate        string   `yaml:"expiredate,omitempty"`
+	Sudo              string   `yaml:"sudo,omitempty"`
+	SSHAuthorizedKeys []string `yaml:"ssh_authorized_keys,omitempty"`
+}
+
+type plainNTP struct {
+	Enabled *bool    `yaml:"enabled,omitempty"`
+	Servers []string `yaml:"servers,omitempty"`
+}
+
+type plainDisk struct {
+	TableType string `yaml:"table_type,omitempty"`
+	// Layout is a bool, or a list of percentages and [percentage, type].
+	Layout    any   `yaml:"layout"`
+	Overwrite *bool `yaml:"overwrite,omitempty"`
+}
+
+type plainFS struct {
+	Label      string   `yaml:"label,omitempty"`
+	Filesystem string   `yaml:"filesystem,omitempty"`
+	Device     string   `yaml:"device,omitempty"`
+	Partition  any      `yaml:"partition,omitempty"`
+	Overwrite  *bool    `yaml:"overwrite,omitempty"`
+	ReplaceFS  string   `yaml:"replace_fs,omitempty"`
+	ExtraOpts  []string `yaml:"extra_opts,omitempty"`
+}
+
+// plainDocument builds the document of a Plan whose units are already
+// desugared (withUnits) and which passed checkPlain.
+func plainDocument(p *provisioning.Plan) *plainDoc {
+	d := &plainDoc{BootCmd: p.BootCommands}
+	created := map[string]bool{}
+	for i := range p.Users {
+		u := &p.Users[i]
+		created[u.Name] = true
+		if u.PrimaryGroup != "" {
+			created[u.PrimaryGroup] = true
+		}
+		for _, g := range splitGroups(u.Groups) {
+			created[g] = true
+		}
+		d.Users = append(d.Users, plainUserOf(u))
+	}
+	for i := range p.Files {
+		d.WriteFiles = append(d.WriteFiles, plainFileOf(&p.Files[i], created))
+	}
+	if n := p.NTP; n != nil {
+		d.NTP = &plainNTP{Enabled: n.Enabled, Servers: n.Servers}
+	}
+	if ds := p.Disks; ds != nil {
+		for _, part := range ds.Partitions {
+			if d.DiskSetup == nil {
+				d.DiskSetup = map[string]plainDisk{}
+			}
+			d.DiskSetup[part.Device] = plainDiskOf(&part)
+		}
+		for _, fs := range ds.Filesystems {
+			d.FSSetup = append(d.FSSetup, plainFSOf(&fs))
+		}
+	}
+	for _, m := range p.Mounts {
+		d.Mounts = append(d.Mounts, []string(m))
+	}
+	d.RunCmd = plainRunCmd(p)
+	return d
+}
+
+// plainFileOf writes content that is not UTF-8 text, or raw gzip, as
+// base64, which is what YAML can carry without a binary tag. A file owned
+// by an account or group the Plan creates is deferred to cloud-init's
+// final stage: write_files runs before users-groups, and chown to an
+// account that does not exist yet fails. Deferred files are still written
+// before runcmd.
+func plainFileOf(f *provisioning.File, created map[string]bool) plainFile {
+	out := plainFile{Path: f.Path, Owner: f.Owner, Permissions: f.Permissions, Content: f.Content}
+	switch f.Encoding {
+	case provisioning.EncodingNone:
+		if !utf8.ValidString(f.Content) {
+			out.Encoding, out.Content = "b64", base64.StdEncoding.EncodeToString([]byte(f.Content))
+		}
+	case provisioning.EncodingBase64:
+		out.Encoding = "b64"
+	case provisioning.EncodingGzip:
+		out.Encoding, out.Content = "gz+b64", base64.StdEncoding.EncodeToString([]byte(f.Content))
+	case provisioning.EncodingGzipBase64:
+		out.Encoding = "gz+b64"
+	}
+	out.Append = f.Append != nil && *f.Append
+	if user, group, _ := strings.Cut(f.Owner, ":"); created[user] || created[group] {
+		out.Defer = true
+	}
+	return out
+}
+
+func plainUserOf(u *provisioning.User) plainUser {
+	out := plainUser{
+		Name: u.Name, Gecos: u.Gecos, Groups: splitGroups(u.Groups), HomeDir: u.HomeDir, Shell: u.Shell,
+		PrimaryGroup: u.PrimaryGroup, Passwd: u.Passwd, LockPasswd: u.LockPassword, Sudo: u.Sudo,
+		SSHAuthorizedKeys: u.SSHAuthorizedKeys,
+	}
+	if u.Inactive != nil && *u.Inactive {
+		// cloud-init's inactive counts days after a password expires; an
+		// account that expired in 1970 is what inactive: true means.
+		out.ExpireDate = inactiveExpireDate
+	}
+	return out
+}
+
+// splitGroups reads the Plan's comma-separated group list.
+func splitGroups(groups string) []string {
+	var out []string
+	for _, g := range strings.Split(groups, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func plainDiskOf(p *provisioning.Partition) plainDisk {
+	out := plainDisk{TableType: p.TableType, Overwrite: p.Overwrite, Layout: false}
+	switch {
+	case len(p.DiskLayout) > 0:
+		layout := make([]any, len(p.DiskLayout))
+		for i, s := range p.DiskLayout {
+			layout[i] = int(s.Percentage)
+			if s.PartitionType != "" {
+				layout[i] = []any{int(s.Percentage), plainNumber(partitionTypeCode(s.PartitionType))}
+			}
+		}
+		out.Layout = layout
+	case p.Layout != nil:
+		out.Layout = *p.Layout
+	}
+	return out
+}
+
+func plainFSOf(fs *provisioning.Filesystem) plainFS {
+	out := plainFS{
+		Label: fs.Label, Filesystem: fs.Filesystem, Device: fs.Device, Overwrite: fs.Overwrite,
+		ReplaceFS: fs.ReplaceFS, ExtraOpts: fs.ExtraOpts,
+	}
+	if fs.Partition != "" {
+		out.Partition = plainNumber(fs.Partition)
+	}
+	return out
+}
+
+// plainNumber is a decimal number as an integer, what cloud-init means by
+// a partition number or type, and anything else as the string it is.
+func plainNumber(s string) any {
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 && s[0] != '+' {
+		return n
+	}
+	return s
+}
+
+// plainRunCmd is runcmd as one script with set -e semantics: the unit
+// steps and pre commands, the bootstrap command, the sentinel, then the
+// post commands, so a failing command stops everything after it, as in
+// Ignition v3's first-boot script and the Plan's phase order.
+func plainRunCmd(p *provisioning.Plan) []string {
+	if len(p.Commands) == 0 && p.Sentinel == "" {
+		return nil
+	}
+	out := []string{"set -e"}
+	for _, phase := range []provisioning.Phase{provisioning.PhasePre, provisioning.PhaseBootstrap} {
+		for _, c := range p.CommandsIn(phase) {
+			out = append(out, c.Script)
+		}
+	}
+	if p.Sentinel != "" {
+		out = append(out, "mkdir -p "+shellQuote(path.Dir(p.Sentinel))+" && echo success > "+shellQuote(p.Sentinel))
+	}
+	for _, c := range p.CommandsIn(provisioning.PhasePost) {
+		out = append(out, c.Script)
+	}
+	return out
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

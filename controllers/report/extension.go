@@ -1,0 +1,97 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+
+	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/controllers"
+	"github.com/nodeboot/nodeboot/reporter"
+)
+
+// AnnotationFailFast on a KubeadmConfig: "true" stops a cloud-init node's
+// command sequence at the first failing command, so its report names the
+// real culprit; "false" or absent keeps CABPK's semantics (every command
+// runs).
+const AnnotationFailFast = "nodeboot.dev/fail-fast"
+
+// ErrUnsupportedFormat is returned for a format the reporter cannot hook
+// into.
+var ErrUnsupportedFormat = errors.New("bootstrap reports are not supported for this format")
+
+// Extension puts the node reporter into every config's bootstrap data, with
+// a fresh credential saved beside it (bootstrap.Result.Secrets: the
+// reconciler stores it before the data), so each new data gets a new
+// credential and an old node's stops working.
+type Extension struct {
+	// URL is the endpoint's base as nodes reach it, e.g. https://host:9445.
+	URL string
+	// CABundle is the PEM nodes trust the endpoint with; empty uses the
+	// node's system trust.
+	CABundle []byte
+}
+
+var _ controllers.Extension = (*Extension)(nil)
+
+// MutateConfig implements controllers.Extension; the reporter changes no
+// kubeadm setting.
+func (e *Extension) MutateConfig(context.Context, *clusterv1.Cluster, *bootstrapv1.KubeadmConfig) error {
+	return nil
+}
+
+// MutatePlan implements controllers.Extension.
+func (e *Extension) MutatePlan(_ context.Context, cluster *clusterv1.Cluster, config *bootstrapv1.KubeadmConfig, result *bootstrap.Result) error {
+	failFast := false
+	if v, ok := config.Annotations[AnnotationFailFast]; ok {
+		switch v {
+		case "true":
+			failFast = true
+		case "false":
+		default:
+			// The value is the user's: name the annotation only.
+			return fmt.Errorf("metadata.annotations[%s]: must be \"true\" or \"false\"", AnnotationFailFast)
+		}
+	}
+	var target reporter.Target
+	switch {
+	case result.Format == bootstrap.FormatCloudConfig:
+		target = reporter.CloudInit
+	case result.Format == bootstrap.FormatIgnition && result.Options.Version == "":
+		target = reporter.IgnitionLegacy
+	case result.Format == bootstrap.FormatIgnition:
+		target = reporter.IgnitionV3
+	default:
+		return fmt.Errorf("%w: spec.format %q", ErrUnsupportedFormat, result.Format)
+	}
+	base, err := url.Parse(e.URL)
+	if err != nil || base.Scheme != "https" || base.Host == "" || base.RawQuery != "" || base.Fragment != "" || base.User != nil {
+		return errors.New("bootstrap report URL must be https://host[:port][/path]")
+	}
+	sec, err := NewCredentialSecret(config, cluster.Name)
+	if err != nil {
+		return err
+	}
+	err = reporter.Apply(result.Plan, reporter.Options{
+		URL:        strings.TrimRight(e.URL, "/") + Path + config.Namespace + "/" + config.Name,
+		Credential: string(sec.Data[CredentialKey]),
+		CABundle:   e.CABundle,
+		FailFast:   failFast,
+		Target:     target,
+	})
+	if err != nil {
+		return fmt.Errorf("bootstrap report: %w", err)
+	}
+	result.Secrets = append(result.Secrets, sec)
+	result.Conditions = append(result.Conditions, metav1.Condition{
+		Type: NodeBootstrappedCondition, Status: metav1.ConditionUnknown, Reason: PendingReason,
+		Message: "waiting for the node's first report",
+	})
+	return nil
+}

@@ -1,0 +1,273 @@
+#!/bin/sh
+# nodeboot-report: tells the management cluster how this node's first boot
+# went (issue 10). The bootstrap data runs it around every command; it never
+# fails the boot and never waits for the network: reports are spooled to
+# disk first and sent in the background, with retries and a deadline.
+#
+#   started              first report; also reports a failed boot command
+#   check RC STEP        after a command: RC != 0 reports STEP failed; exits RC
+#   step STEP            before a command (scripts under set -e)
+#   bootstep STEP        before a boot command (scripts under set -e)
+#   finish RC            after the last command: succeeded once the sentinel
+#                        exists and nothing failed; exits RC
+#   unit-failed UNIT     OnFailure= handler of the bootstrap units
+#   send                 sends the spool with backoff (background)
+#   flush                sends the spool once, in the foreground
+#
+# The credential is read from a file and passed to curl or wget in a
+# configuration file, never on a command line, and never printed.
+# NODEBOOT_REPORT_ROOT prefixes every path (to flush another root's spool);
+# NODEBOOT_REPORT_DEADLINE bounds the retries in seconds (default 1800).
+umask 077
+R=${NODEBOOT_REPORT_ROOT:-}
+CONF=$R/etc/nodeboot/report
+STATE=$R/var/lib/nodeboot/report
+SPOOL=$STATE/spool
+LOCK=$R/run/nodeboot-report.lock
+DEADLINE=${NODEBOOT_REPORT_DEADLINE:-1800}
+SELF=$0
+
+say() { printf 'nodeboot-report: %s\n' "$*" >&2; }
+
+setting() { sed -n "s/^$1=//p" "$CONF/settings" 2>/dev/null | head -n 1; }
+
+# once NAME succeeds the first time only (mkdir is atomic).
+once() { mkdir -p "$STATE" 2>/dev/null; mkdir "$STATE/once.$1" 2>/dev/null; }
+
+failed() { [ -d "$STATE/once.failed" ]; }
+
+sentinel_ok() {
+  s=$(setting sentinel)
+  [ -z "$s" ] || [ -e "$R$s" ]
+}
+
+# spool NAME BODY writes a report atomically; the sender removes it once the
+# server answered.
+spool() {
+  mkdir -p "$SPOOL" 2>/dev/null || return 0
+  printf '%s' "$2" > "$SPOOL/.$1.tmp" 2>/dev/null && mv -f "$SPOOL/.$1.tmp" "$SPOOL/$1.json" 2>/dev/null
+  return 0
+}
+
+# redact removes keys, tokens and passwords from a log on stdin and keeps
+# its last 50 lines, each cut at 512 bytes, JSON-escaped on one line.
+redact() {
+  sedf=$(mktemp "${TMPDIR:-/tmp}/nodeboot-report.XXXXXX") || return 0
+  cat > "$sedf" <<'SED'
+s/-----BEGIN [A-Z ]*PRIVATE KEY-----.*-----END [A-Z ]*PRIVATE KEY-----/[redacted private key]/g
+/-----BEGIN [A-Z ]*PRIVATE KEY-----/,/-----END [A-Z ]*PRIVATE KEY-----/{
+/-----END [A-Z ]*PRIVATE KEY-----/!d
+s/.*/[redacted private key]/
+}
+s/^[[:space:]]*[A-Za-z0-9+/=]{40,}[[:space:]]*$/[redacted]/
+s/[a-z0-9]{6}\.[a-z0-9]{16}/[redacted token]/g
+s/(--certificate-key[= ]+)[a-fA-F0-9]{64}/\1[redacted]/g
+s/([Bb][Ee][Aa][Rr][Ee][Rr][[:space:]]+)[A-Za-z0-9._~+/=-]+/\1[redacted]/g
+s/(([Pp][Aa][Ss][Ss]([Ww][Oo][Rr][Dd]|[Ww][Dd])|[Tt][Oo][Kk][Ee][Nn]|[Ss][Ee][Cc][Rr][Ee][Tt])["']?[[:space:]]*[:=][[:space:]]*["']?)[^[:space:]"',]+/\1[redacted]/g
+SED
+  if [ -s "$CONF/token" ]; then
+    # The credential itself, should a command have printed it.
+    printf 's/%s/[redacted]/g\n' "$(cat "$CONF/token")" >> "$sedf"
+  fi
+  tail -n 1000 | tr '\011' ' ' | tr -d '\000-\010\013-\037\177' | sed -E -f "$sedf" | tail -n 50 | cut -c 1-512 |
+    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/$/\\n/' | tr -d '\n'
+  rm -f "$sedf"
+}
+
+# logtail prints the output a failed step left: the unit's journal or the
+# cloud-init output log.
+logtail() {
+  if [ -n "$1" ] && command -v journalctl >/dev/null 2>&1; then
+    journalctl -u "$1" -b -n 1000 -o cat --no-pager 2>/dev/null
+    return 0
+  fi
+  log=$(setting log)
+  [ -n "$log" ] && [ -r "$R$log" ] || return 0
+  # Only what the failed step printed: the log grew from the offset the
+  # previous step's check recorded.
+  off=$(cat "$STATE/offset" 2>/dev/null)
+  size=$(wc -c < "$R$log" 2>/dev/null)
+  case $off in ''|*[!0-9]*) off=0 ;; esac
+  [ "${size:-0}" -ge "$off" ] 2>/dev/null || off=0
+  tail -c +$((off + 1)) "$R$log" 2>/dev/null | tail -n 1000
+  return 0
+}
+
+# offset records how far the command output log is, so that a failure
+# reports only its own step's output.
+offset() {
+  log=$(setting log)
+  [ -n "$log" ] && [ -r "$R$log" ] || return 0
+  mkdir -p "$STATE" 2>/dev/null
+  wc -c < "$R$log" > "$STATE/offset" 2>/dev/null
+  return 0
+}
+
+# record_failure STEP RC UNIT spools the first failure only.
+record_failure() {
+  case $2 in ''|*[!0-9]*) set -- "$1" 1 "$3" ;; esac
+  [ "$2" -le 255 ] || set -- "$1" 255 "$3"
+  once failed || return 0
+  # Let the output that explains the failure reach the log first.
+  [ -n "$3" ] || sleep 1
+  log=$(logtail "$3" | redact)
+  spool 2-failed "{\"phase\":\"failed\",\"step\":\"$1\",\"exitCode\":$2,\"log\":\"$log\"}"
+  say "$1 exited $2; reporting the failure"
+  kick
+}
+
+record_success() {
+  failed && return 0
+  once succeeded || return 0
+  spool 3-succeeded '{"phase":"succeeded"}'
+  kick
+}
+
+# kick starts a sender that outlives the caller: the sender unit under
+# systemd where there is one, a detached process otherwise.
+kick() {
+  [ -n "${NODEBOOT_REPORT_NO_SEND:-}" ] && return 0
+  if [ -z "$R" ] && [ -n "${INVOCATION_ID:-}" ] && [ "$(setting systemd)" = true ] && command -v systemctl >/dev/null 2>&1 &&
+    systemctl start --no-block nodeboot-report.service >/dev/null 2>&1; then
+    return 0
+  fi
+  if command -v setsid >/dev/null 2>&1; then
+    setsid sh "$SELF" send </dev/null >/dev/null 2>&1 &
+  else
+    sh "$SELF" send </dev/null >/dev/null 2>&1 &
+  fi
+  return 0
+}
+
+# post FILE sends one report; prints the HTTP status (000: no answer).
+post() {
+  url=$(cat "$CONF/url" 2>/dev/null)
+  [ -n "$url" ] && [ -s "$CONF/token" ] || { echo 000; return 0; }
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/nodeboot-report.XXXXXX") || { echo 000; return 0; }
+  ca=
+  [ -s "$CONF/ca.crt" ] && ca=$CONF/ca.crt
+  if command -v curl >/dev/null 2>&1; then
+    printf 'header = "Authorization: Bearer %s"\n' "$(cat "$CONF/token")" > "$tmp/curlrc"
+    code=$(curl -sS -o /dev/null -w '%{http_code}' --connect-timeout 10 --max-time 30 ${ca:+--cacert "$ca"} \
+      -K "$tmp/curlrc" -H 'Content-Type: application/json' --data-binary "@$1" "$url" 2>/dev/null) || code=000
+  elif wget --version 2>/dev/null | grep -q 'GNU Wget'; then
+    # GNU wget only: BusyBox wget cannot verify the server's certificate,
+    # and the credential must not go to a server nobody verified.
+    printf 'header = Authorization: Bearer %s\n' "$(cat "$CONF/token")" > "$tmp/wgetrc"
+    wget --config="$tmp/wgetrc" -S -O /dev/null --timeout=30 --tries=1 ${ca:+--ca-certificate="$ca"} \
+      --header='Content-Type: application/json' --post-file="$1" "$url" 2>"$tmp/err"
+    code=$(sed -n 's/^ *HTTP\/[0-9.]* \([0-9][0-9][0-9]\).*/\1/p' "$tmp/err" | tail -n 1)
+    [ -n "$code" ] || code=000
+  else
+    code=none
+  fi
+  rm -rf "$tmp"
+  echo "$code"
+}
+
+# pass sends the spooled reports in order, stopping at the first that must
+# be retried (so the server sees them in order); returns 1 then, 2 when
+# there is no tool to send with.
+pass() {
+  for f in "$SPOOL"/*.json; do
+    [ -e "$f" ] || continue
+    code=$(post "$f")
+    name=${f##*/}
+    say "${name%.json}: HTTP $code"
+    case $code in
+      none) return 2 ;;
+      408|429) return 1 ;;
+      2??|4??) rm -f "$f" ;;
+      *) return 1 ;;
+    esac
+  done
+  return 0
+}
+
+send() {
+  mkdir -p "${LOCK%/*}" 2>/dev/null
+  if ! mkdir "$LOCK" 2>/dev/null; then
+    pid=$(cat "$LOCK/pid" 2>/dev/null)
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then return 0; fi
+    rm -rf "$LOCK"; mkdir "$LOCK" 2>/dev/null || return 0
+  fi
+  echo $$ > "$LOCK/pid"
+  trap 'rm -rf "$LOCK"' EXIT
+  start=$(date +%s); delay=2
+  while :; do
+    pass; rc=$?
+    [ $rc -eq 2 ] && { say "neither curl nor GNU wget: reports stay in $SPOOL"; break; }
+    if [ $rc -eq 0 ]; then
+      # A report spooled while this pass ran.
+      sleep 1
+      ls "$SPOOL"/*.json >/dev/null 2>&1 || break
+      continue
+    fi
+    [ $(( $(date +%s) - start + delay )) -lt "$DEADLINE" ] || { say "giving up; reports stay in $SPOOL"; break; }
+    sleep $delay
+    delay=$((delay * 2)); [ $delay -le 60 ] || delay=60
+  done
+}
+
+# waiter reports success when the command sequence ended without reaching
+# finish (a command that exits the shell), once the sentinel exists.
+waiter() {
+  parent=$1; start=$(date +%s)
+  while [ $(( $(date +%s) - start )) -lt 7200 ]; do
+    sleep 5
+    [ -e "$STATE/finished" ] && return 0
+    failed && return 0
+    if ! kill -0 "$parent" 2>/dev/null; then
+      sleep 2
+      [ -e "$STATE/finished" ] || { sentinel_ok && record_success; }
+      return 0
+    fi
+  done
+}
+
+case ${1:-} in
+  started)
+    once started || exit 0
+    spool 1-started '{"phase":"started"}'
+    if [ -s "$STATE/bootcmd-failed" ]; then
+      rm -f "$STATE/offset"
+      read -r bstep brc < "$STATE/bootcmd-failed"
+      record_failure "$bstep" "$brc" ""
+    fi
+    offset
+    kick
+    if [ "$(setting waiter)" = true ] && [ -z "${NODEBOOT_REPORT_NO_SEND:-}" ]; then
+      (sh "$SELF" waiter "$PPID" </dev/null >/dev/null 2>&1 &)
+    fi
+    exit 0 ;;
+  check)
+    if [ "${2:-0}" = 0 ]; then offset; exit 0; fi
+    record_failure "${3:-kubeadm}" "$2" ""
+    exit "$2" ;;
+  step|bootstep)
+    mkdir -p "$STATE" 2>/dev/null
+    printf '%s\n' "${2:-}" > "$STATE/$1" 2>/dev/null
+    exit 0 ;;
+  finish)
+    mkdir -p "$STATE" 2>/dev/null; : > "$STATE/finished"
+    sentinel_ok && record_success
+    exit "${2:-0}" ;;
+  unit-failed)
+    unit=${2:-}
+    rc=${MONITOR_EXIT_STATUS:-}
+    case $rc in ''|*[!0-9]*) rc=$(systemctl show -P ExecMainStatus "$unit" 2>/dev/null) ;; esac
+    case $rc in ''|0|*[!0-9]*) rc=1 ;; esac
+    file=step
+    case $unit in *bootcmd*) file=bootstep ;; esac
+    st=$(cat "$STATE/$file" 2>/dev/null)
+    [ -n "$st" ] || st=kubeadm
+    record_failure "$st" "$rc" "$unit"
+    exit 0 ;;
+  send) send; exit 0 ;;
+  waiter) waiter "${2:-1}"; exit 0 ;;
+  flush)
+    pass; rc=$?
+    [ $rc -eq 2 ] && say "neither curl nor GNU wget: reports stay in $SPOOL"
+    [ $rc -eq 0 ]; exit ;;
+  *) say "usage: nodeboot-report started|check RC STEP|step STEP|finish RC|unit-failed UNIT|flush"; exit 0 ;;
+esac

@@ -1,0 +1,26 @@
+// Command cloudinit is the smallest program a bootstrap provider that renders
+// cloud-config would build: the provisioning model and the cloud-init
+// renderer, nothing else of nodeboot. TestConsumerWeight measures it.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	_ "github.com/nodeboot/nodeboot/cloudinit"
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+func main() {
+	p, err := provisioning.Get("cloud-config")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	out, err := p.Render(&provisioning.Plan{}, provisioning.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(len(out.Data))
+}

@@ -1,0 +1,32 @@
+// Command ignition is the smallest program a bootstrap provider that renders
+// native Ignition would build: the provisioning model and the Ignition
+// renderer with a Butane or Ignition additional config read from its
+// argument, so every path of the renderer stays reachable for the linker.
+// TestConsumerWeight measures it.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	_ "github.com/nodeboot/nodeboot/ignition"
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+func main() {
+	p, err := provisioning.Get("ignition")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	opts := provisioning.Options{Version: "3.4.0"}
+	if len(os.Args) > 1 {
+		opts.AdditionalConfig = []byte(os.Args[1])
+	}
+	out, err := p.Render(&provisioning.Plan{}, opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(len(out.Data))
+}
