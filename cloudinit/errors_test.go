@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/cloudinit"
+	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
@@ -50,7 +51,7 @@ func TestErrorClasses(t *testing.T) {
 				if err == nil {
 					t.Fatalf("rendered %d bytes", len(out.Data))
 				}
-				checkClasses(t, err, tc.invalid, tc.unsupp, tc.also)
+				testenv.CheckErrorClasses(t, err, tc.invalid, tc.unsupp, tc.also)
 				var ps provisioning.Problems
 				if tc.path == "" {
 					return
@@ -61,7 +62,7 @@ func TestErrorClasses(t *testing.T) {
 				if check := r.Check(tc.plan(), opts).Err(); check == nil {
 					t.Fatal("Check found nothing that Render refused")
 				} else {
-					checkClasses(t, check, tc.invalid, tc.unsupp, tc.also)
+					testenv.CheckErrorClasses(t, check, tc.invalid, tc.unsupp, tc.also)
 				}
 			})
 		}
@@ -71,8 +72,8 @@ func TestErrorClasses(t *testing.T) {
 func TestUnknownVersion(t *testing.T) {
 	r := &cloudinit.Renderer{}
 	_, err := r.Render(workerPlan(), provisioning.Options{Version: "2"})
-	checkClasses(t, err, false, true, cloudinit.ErrUnknownVersion)
-	checkClasses(t, r.Check(workerPlan(), provisioning.Options{Version: "2"}).Err(), false, true, cloudinit.ErrUnknownVersion)
+	testenv.CheckErrorClasses(t, err, false, true, cloudinit.ErrUnknownVersion)
+	testenv.CheckErrorClasses(t, r.Check(workerPlan(), provisioning.Options{Version: "2"}).Err(), false, true, cloudinit.ErrUnknownVersion)
 	var ps provisioning.Problems
 	if !errors.As(err, &ps) || ps[0].Path.String() != "options.version" {
 		t.Fatalf("got %v", err)
@@ -103,25 +104,9 @@ func TestCompressedOutput(t *testing.T) {
 	}
 }
 
-func checkClasses(t *testing.T, err error, invalid, unsupp bool, also error) {
-	t.Helper()
-	if err == nil {
-		t.Fatal("no error")
-	}
-	if got := errors.Is(err, provisioning.ErrInvalid); got != invalid {
-		t.Errorf("errors.Is(ErrInvalid) = %v, want %v: %v", got, invalid, err)
-	}
-	if got := errors.Is(err, provisioning.ErrUnsupported); got != unsupp {
-		t.Errorf("errors.Is(ErrUnsupported) = %v, want %v: %v", got, unsupp, err)
-	}
-	if also != nil && !errors.Is(err, also) {
-		t.Errorf("errors.Is(%v) = false: %v", also, err)
-	}
-}
-
 func TestNilPlanCheck(t *testing.T) {
 	for _, dialect := range []string{"", cloudinit.VersionPlain} {
 		ps := (&cloudinit.Renderer{}).Check(nil, provisioning.Options{Version: dialect})
-		checkClasses(t, ps.Err(), true, false, provisioning.ErrNilPlan)
+		testenv.CheckErrorClasses(t, ps.Err(), true, false, provisioning.ErrNilPlan)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/ignition"
+	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
@@ -49,11 +50,11 @@ func TestErrorClasses(t *testing.T) {
 			if err == nil {
 				t.Fatalf("rendered %d bytes", len(out.Data))
 			}
-			checkClasses(t, err, tc.invalid, tc.unsupp, tc.also)
+			testenv.CheckErrorClasses(t, err, tc.invalid, tc.unsupp, tc.also)
 			check := r.Check(tc.plan(), tc.opts).Err()
 			if tc.path == "" {
 				if errors.Is(tc.also, provisioning.ErrNilPlan) {
-					checkClasses(t, check, tc.invalid, tc.unsupp, tc.also)
+					testenv.CheckErrorClasses(t, check, tc.invalid, tc.unsupp, tc.also)
 				}
 				return
 			}
@@ -61,7 +62,7 @@ func TestErrorClasses(t *testing.T) {
 			if !errors.As(err, &ps) || !hasPath(ps, tc.path) {
 				t.Fatalf("errors.As(*Problems) = %v, want a problem at %s", ps, tc.path)
 			}
-			checkClasses(t, check, tc.invalid, tc.unsupp, tc.also)
+			testenv.CheckErrorClasses(t, check, tc.invalid, tc.unsupp, tc.also)
 		})
 	}
 }
@@ -108,20 +109,4 @@ func hasPath(ps provisioning.Problems, path string) bool {
 		}
 	}
 	return false
-}
-
-func checkClasses(t *testing.T, err error, invalid, unsupp bool, also error) {
-	t.Helper()
-	if err == nil {
-		t.Fatal("no error")
-	}
-	if got := errors.Is(err, provisioning.ErrInvalid); got != invalid {
-		t.Errorf("errors.Is(ErrInvalid) = %v, want %v: %v", got, invalid, err)
-	}
-	if got := errors.Is(err, provisioning.ErrUnsupported); got != unsupp {
-		t.Errorf("errors.Is(ErrUnsupported) = %v, want %v: %v", got, unsupp, err)
-	}
-	if also != nil && !errors.Is(err, also) {
-		t.Errorf("errors.Is(%v) = false: %v", also, err)
-	}
 }
