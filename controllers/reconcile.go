@@ -16,6 +16,7 @@ import (
 	clog "sigs.k8s.io/cluster-api/util/log"
 	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // scope is what one reconciliation works on.
@@ -34,8 +35,11 @@ type scope struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, rerr error) {
 	log := ctrl.LoggerFrom(ctx)
 
-	config := &bootstrapv1.KubeadmConfig{}
-	if err := r.Client.Get(ctx, req.NamespacedName, config); err != nil {
+	// The cache holds KubeadmConfigs' metadata only (see SetupWithManager);
+	// the whole config is read from the API server once that says it is
+	// worth reconciling.
+	cached := configMetadata()
+	if err := r.Client.Get(ctx, req.NamespacedName, cached); err != nil {
 		if apierrors.IsNotFound(err) {
 			return ctrl.Result{}, nil
 		}
@@ -44,11 +48,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	// The event of our own spec patch can arrive before the status patch
 	// that followed it reached the cache. That intermediate state is known
 	// to be superseded; reconciling it would render the data a second time.
-	if rv, ok := r.superseded.Load(config.UID); ok {
-		if rv == config.ResourceVersion {
+	if rv, ok := r.superseded.Load(cached.UID); ok {
+		if rv == cached.ResourceVersion {
 			return ctrl.Result{}, nil
 		}
-		r.superseded.Delete(config.UID)
+		r.superseded.Delete(cached.UID)
+	}
+	config := &bootstrapv1.KubeadmConfig{}
+	if err := r.configReader().Get(ctx, req.NamespacedName, config); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
 	}
 
 	owner, err := r.getOwner(ctx, config)
@@ -100,6 +111,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, nil
 	}
 	return r.reconcile(ctx, &scope{config: config, owner: owner, cluster: cluster})
+}
+
+// configMetadata is what the cache keeps of a KubeadmConfig.
+func configMetadata() *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(bootstrapv1.GroupVersion.WithKind("KubeadmConfig"))
+	return m
+}
+
+// configReader reads whole KubeadmConfigs: the API server, unless the
+// Reconciler was built without a manager and only has its Client.
+func (r *Reconciler) configReader() client.Reader {
+	if r.APIReader != nil {
+		return r.APIReader
+	}
+	return r.Client
 }
 
 // reconcile decides which phase the config is in, in CABPK's order.

@@ -57,7 +57,11 @@ func (r *FirstBootAddonReconciler) SetupWithManager(mgr ctrl.Manager, opts contr
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&addonsv1.FirstBootAddon{}).
 		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(r.addonsInNamespace(nil))).
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.addonsInNamespace(usesSource(addonsv1.ManifestsConfigMap)))).
+		// Metadata only: the mapping needs names, the Resolver reads the
+		// one ConfigMap it uses uncached, and a management cluster's
+		// ConfigMaps (ClusterResourceSet manifests among them) can hold
+		// megabytes that a full watch would keep in memory.
+		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.addonsInNamespace(usesSource(addonsv1.ManifestsConfigMap)))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.addonsInNamespace(usesSource(addonsv1.ManifestsSecret)))).
 		WithOptions(opts).
 		Named("firstbootaddon").

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
@@ -174,6 +175,9 @@ type managerOptions struct {
 	// shutdown, when set, receives the verdict on the manager's shutdown
 	// (nil when clean) instead of failing the test with it.
 	shutdown func(error)
+	// transport wraps every management-cluster request of the manager,
+	// its caches' lists and watches included.
+	transport func(http.RoundTripper) http.RoundTripper
 }
 
 // startManager runs a manager with one KubeadmConfig reconciler until the
@@ -192,7 +196,12 @@ func startManager(t testing.TB, o managerOptions) (stop func()) {
 	if o.grace > 0 {
 		grace = o.grace
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mcfg := cfg
+	if o.transport != nil {
+		mcfg = rest.CopyConfig(cfg)
+		mcfg.Wrap(o.transport)
+	}
+	mgr, err := ctrl.NewManager(mcfg, ctrl.Options{
 		GracefulShutdownTimeout: &grace,
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
