@@ -4,9 +4,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	toolscache "k8s.io/client-go/tools/cache"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/bootstrap/kubeadm/setup"
+	"sigs.k8s.io/cluster-api/util/secret"
 	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -33,7 +37,53 @@ func managerCacheOptions(scheme *runtime.Scheme, controllerName, namespace strin
 	opts.ByObject[&clusterv1.Machine{}] = ctrlcache.ByObject{Transform: stripMachine}
 	opts.ByObject[&clusterv1.MachinePool{}] = ctrlcache.ByObject{Transform: stripMachinePool}
 	opts.ByObject[&clusterv1.Cluster{}] = ctrlcache.ByObject{Transform: stripMetadata}
+	// ByObject is keyed by pointer: CABPK's Secret entry is found by type.
+	for obj, o := range opts.ByObject {
+		if _, ok := obj.(*corev1.Secret); ok {
+			o.Transform = stripSecret(o.Transform)
+			opts.ByObject[obj] = o
+		}
+	}
+	// The reconciler's watch caches KubeadmConfigs' metadata only
+	// (controllers.Reconciler.SetupWithManager).
+	opts.ByObject[configMetadata()] = ctrlcache.ByObject{Transform: stripConfigMetadata}
 	return opts
+}
+
+func configMetadata() *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(bootstrapv1.GroupVersion.WithKind("KubeadmConfig"))
+	return m
+}
+
+// stripConfigMetadata keeps what is read of a cached KubeadmConfig: the
+// watch's event filters read labels, Reconcile the UID and resourceVersion
+// before it reads the config whole. Owner references are dropped.
+func stripConfigMetadata(in any) (any, error) {
+	if m, ok := in.(*metav1.PartialObjectMetadata); ok {
+		m.OwnerReferences = nil
+	}
+	return stripMetadata(in)
+}
+
+// stripSecret runs CABPK's Secret transform (which drops the data of every
+// Secret but certificates and kubeconfigs), then also drops the labels and
+// annotations of those data-less Secrets: the bootstrap data Secrets, one
+// per config. Only their owner references are read from the cache
+// (controllers ensureSecretOwnerRef).
+func stripSecret(cabpk toolscache.TransformFunc) toolscache.TransformFunc {
+	return func(in any) (any, error) {
+		if cabpk != nil {
+			var err error
+			if in, err = cabpk(in); err != nil {
+				return in, err
+			}
+		}
+		if s, ok := in.(*corev1.Secret); ok && !secret.HasPurposeSuffix(s.Name) {
+			s.Labels, s.Annotations = nil, nil
+		}
+		return in, nil
+	}
 }
 
 // stripMetadata drops managed fields and the last-applied annotation.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
 )
 
 // TestCacheTransforms: what the reconcilers read of a Machine, MachinePool
@@ -68,5 +69,80 @@ func TestCacheTransforms(t *testing.T) {
 	bare := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c"}}
 	if got, _ := stripMetadata(bare); got.(*clusterv1.Cluster).Annotations != nil {
 		t.Errorf("annotations appeared on a Cluster without any")
+	}
+}
+
+// TestSecretAndConfigTransforms: the manager's cache options keep
+// certificates and kubeconfigs whole (as CABPK's), bootstrap data Secrets
+// down to what is read of them (name, owner), and KubeadmConfig metadata
+// without owner references.
+func TestSecretAndConfigTransforms(t *testing.T) {
+	scheme, err := newScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := managerCacheOptions(scheme, "test", "", time.Minute)
+	var secretOpts, configOpts *ctrlcache.ByObject
+	for obj, o := range opts.ByObject {
+		switch obj := obj.(type) {
+		case *corev1.Secret:
+			if secretOpts != nil {
+				t.Fatal("two cache entries for Secrets: which one the cache uses is up to map order")
+			}
+			secretOpts = &o
+		case *metav1.PartialObjectMetadata:
+			if obj.Kind == "KubeadmConfig" {
+				configOpts = &o
+			}
+		}
+	}
+	if secretOpts == nil || configOpts == nil {
+		t.Fatalf("cache options for Secrets (%v) or KubeadmConfig metadata (%v) missing", secretOpts != nil, configOpts != nil)
+	}
+	if secretOpts.Label == nil || secretOpts.Label.String() != clusterv1.ClusterNameLabel {
+		t.Errorf("Secret label selector %v, want CABPK's %q", secretOpts.Label, clusterv1.ClusterNameLabel)
+	}
+	owner := []metav1.OwnerReference{{APIVersion: bootstrapv1.GroupVersion.String(), Kind: "KubeadmConfig", Name: "w", UID: "u"}}
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{
+			Name: name, Namespace: "ns", UID: "s", ResourceVersion: "3",
+			Labels:          map[string]string{clusterv1.ClusterNameLabel: "c"},
+			Annotations:     map[string]string{"a": "b"},
+			OwnerReferences: owner,
+			ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "nodeboot"}},
+		}
+	}
+	data := map[string][]byte{"value": []byte("#cloud-config"), "format": []byte("cloud-config")}
+
+	got, err := secretOpts.Transform(&corev1.Secret{ObjectMeta: meta("w"), Data: data, Type: clusterv1.ClusterSecretType})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "w", Namespace: "ns", UID: "s", ResourceVersion: "3", OwnerReferences: owner}, Type: clusterv1.ClusterSecretType}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("bootstrap data Secret (-want +got):\n%s", d)
+	}
+
+	got, err = secretOpts.Transform(&corev1.Secret{ObjectMeta: meta("c-kubeconfig"), Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMeta := meta("c-kubeconfig")
+	wantMeta.ManagedFields = nil
+	if d := cmp.Diff(&corev1.Secret{ObjectMeta: wantMeta, Data: data}, got); d != "" {
+		t.Errorf("kubeconfig Secret (-want +got):\n%s", d)
+	}
+
+	cm := configMetadata()
+	cm.ObjectMeta = meta("w")
+	got, err = configOpts.Transform(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantConfig := configMetadata()
+	wantConfig.ObjectMeta = meta("w")
+	wantConfig.OwnerReferences, wantConfig.ManagedFields = nil, nil
+	if d := cmp.Diff(wantConfig, got); d != "" {
+		t.Errorf("KubeadmConfig metadata (-want +got):\n%s", d)
 	}
 }

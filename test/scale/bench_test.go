@@ -152,6 +152,9 @@ func runScale(b *testing.B, provider, bin string, clusters int) {
 	}
 	if profiles != "" {
 		saveProfile(b, "http://"+pprofAddr+"/debug/pprof/heap", filepath.Join(profiles, provider+"-heap.pprof"))
+		// The text form ends with runtime.MemStats: what of the RSS is
+		// heap in use, idle or released, stacks and runtime metadata.
+		saveProfile(b, "http://"+pprofAddr+"/debug/pprof/heap?debug=1", filepath.Join(profiles, provider+"-heap.txt"))
 	}
 	reqs := m.requests()
 	if reqs == nil {
@@ -191,7 +194,7 @@ func saveProfile(tb testing.TB, url, path string) {
 		tb.Logf("profile %s: %v", path, err)
 		return
 	}
-	tb.Log(fmt.Sprintf("heap profile: %s", path))
+	tb.Log(fmt.Sprintf("profile: %s", path))
 }
 
 // rssSampler records the highest VmRSS seen per phase of a run, to tell
