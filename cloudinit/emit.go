@@ -1,6 +1,7 @@
 package cloudinit
 
 import (
+	"encoding/binary"
 	"path"
 	"slices"
 	"strconv"
@@ -49,13 +50,18 @@ var placeholderText = strings.SplitN(placeholderFormat, "%s", 3)
 // doc is the document being written: a plain byte slice rather than a
 // bytes.Buffer, whose WriteString is not inlined, because the layout is
 // written in hundreds of short pieces. Writing only reslices (no pointer
-// store, so no GC write barrier) unless the estimate was short.
+// store, so no GC write barrier) unless the estimate was short: append
+// would store the slice's pointer back on every write, and the emitter's
+// methods write through a pointer the compiler cannot place on the stack.
 type doc []byte
 
 func (d *doc) add(s string) {
 	n := len(*d)
 	if cap(*d)-n < len(s) {
-		d.grow(len(s))
+		// Growing stores the new pointer; append rather than a call
+		// keeps add small enough to be inlined at every write.
+		*d = append(*d, s...)
+		return
 	}
 	*d = (*d)[:n+len(s)]
 	copy((*d)[n:], s)
@@ -64,7 +70,8 @@ func (d *doc) add(s string) {
 func (d *doc) addByte(c byte) {
 	n := len(*d)
 	if cap(*d) == n {
-		d.grow(1)
+		*d = append(*d, c)
+		return
 	}
 	*d = (*d)[:n+1]
 	(*d)[n] = c
@@ -137,16 +144,16 @@ func (e *emitter) file(i int, f *provisioning.File) {
 	if e.corrections {
 		content, encoding, _ = correctedContent(f, e.hz.fileJinja(i))
 	}
-	e.s("\n-   path: ")
+	// Each key is written with the line break and indent before it, so
+	// every constant run of the layout is one write.
+	e.buf.add("\n-   path: ")
 	e.val(f.Path)
-	e.buf.add("\n    ")
 	if encoding != "" {
-		e.s("encoding: \"", string(encoding), "\"\n    ")
+		e.s("\n    encoding: \"", string(encoding), "\"")
 	}
 	if f.Owner != "" {
-		e.buf.add("owner: ")
+		e.buf.add("\n    owner: ")
 		e.val(f.Owner)
-		e.buf.add("\n    ")
 	}
 	if f.Permissions != "" {
 		q, ok := "", false
@@ -154,27 +161,37 @@ func (e *emitter) file(i int, f *provisioning.File) {
 			q, ok = doubleQuoted(f.Permissions, true)
 		}
 		if ok {
-			e.s("permissions: ", q, "\n    ")
+			e.s("\n    permissions: ", q)
 		} else {
-			e.s("permissions: '", f.Permissions, "'\n    ")
+			e.s("\n    permissions: '", f.Permissions, "'")
 		}
 	}
 	if f.Append != nil {
-		e.s("append: ", strconv.FormatBool(*f.Append), "\n    ")
+		e.s("\n    append: ", strconv.FormatBool(*f.Append))
 	}
-	e.buf.add("content: |\n")
-	e.indent(6, content)
+	e.buf.add("\n    content: |\n")
+	e.indent6(content)
 }
 
 // val writes a scalar the layout writes plain. Under corrections a value
 // that YAML (or jinja before it) would read differently is double-quoted,
 // braces escaped, so it reads back as exactly what was declared.
-func (e *emitter) val(v string) { e.scalar(v, false, false) }
+func (e *emitter) val(v string) {
+	if !e.corrections {
+		e.buf.add(v)
+		return
+	}
+	e.scalar(v, false, false)
+}
 
 // scalar is val for a mapping key (key), or for a value whose intended
 // type is a number when it reads as one (number).
 func (e *emitter) scalar(v string, key, number bool) {
-	if e.corrections && v != "" {
+	if !e.corrections {
+		e.buf.add(v)
+		return
+	}
+	if v != "" {
 		jinja := jinjaHazard(v) != ""
 		r, _ := plainReading(v, key)
 		if number && r == readsTyped && yamlKind(v) == "number" {
@@ -210,30 +227,38 @@ func quotableASCII(v string) bool {
 	return true
 }
 
-// indent writes every line of s, the last (possibly empty) one included,
-// prefixed with n spaces.
-func (e *emitter) indent(n int, s string) {
-	const spaces = "          "
-	// Sized once and filled through a local slice: file contents are most
-	// of the document, a line at a time.
-	need := len(s) + n*(strings.Count(s, "\n")+1)
-	d := e.buf
-	if cap(d)-len(d) < need {
-		d = slices.Grow(d, need)
-	}
-	at := len(d)
-	d = d[:at+need]
+// indent6 writes every line of s, the last (possibly empty) one included,
+// prefixed with the six spaces file contents are indented by.
+func (e *emitter) indent6(s string) {
+	const indent = 6
+	// Filled through a local slice, a line at a time: file contents are
+	// most of the document. The indent is stored as one eight-byte word,
+	// so each line needs two bytes of slack after it; room is checked per
+	// line rather than by counting the lines first, which would be one
+	// more pass over every content. e.buf is only resliced at the end (no
+	// pointer store, as in doc.add) unless it had to grow.
+	at := len(e.buf)
+	d := e.buf[:cap(e.buf)]
 	for {
-		at += copy(d[at:], spaces[:n])
 		nl := strings.IndexByte(s, '\n')
+		line := s
+		if nl >= 0 {
+			line = s[:nl+1]
+		}
+		if len(d)-at < len(line)+8 {
+			e.buf = e.buf[:at]
+			e.buf.grow(len(line) + 8)
+			d = e.buf[:cap(e.buf)]
+		}
+		binary.LittleEndian.PutUint64(d[at:], 0x2020202020202020)
+		at += indent
+		at += copy(d[at:], line)
 		if nl < 0 {
-			copy(d[at:], s)
 			break
 		}
-		at += copy(d[at:], s[:nl+1])
 		s = s[nl+1:]
 	}
-	e.buf = d
+	e.buf = e.buf[:at]
 }
 
 func (e *emitter) quotedCommand(c string, jinja bool) {
@@ -262,26 +287,27 @@ func (e *emitter) quotedCommand(c string, jinja bool) {
 // quoting into a scratch buffer first. It writes nothing and reports false
 // for any other c.
 func (e *emitter) quoteASCII(c string) bool {
-	for i := 0; i < len(c); i++ {
-		if b := c[i]; (b < 0x20 || b > 0x7e) && b != '\n' && b != '\t' {
-			return false
-		}
-	}
+	// One pass: runs of plain bytes are copied as the escapes are met,
+	// and anything else takes back what was written.
+	mark := len(e.buf)
 	e.buf.addByte('"')
 	start := 0
 	for i := 0; i < len(c); i++ {
 		var esc string
-		switch c[i] {
-		case '"':
+		switch b := c[i]; {
+		case b >= 0x20 && b <= 0x7e && b != '"' && b != '\\':
+			continue
+		case b == '"':
 			esc = `\"`
-		case '\\':
+		case b == '\\':
 			esc = `\\`
-		case '\n':
+		case b == '\n':
 			esc = `\n`
-		case '\t':
+		case b == '\t':
 			esc = `\t`
 		default:
-			continue
+			e.buf = e.buf[:mark]
+			return false
 		}
 		e.buf.add(c[start:i])
 		e.buf.add(esc)

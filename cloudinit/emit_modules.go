@@ -40,10 +40,10 @@ func (e *emitter) users(us []provisioning.User) {
 		u := &us[i]
 		e.buf.add("\n  - name: ")
 		e.val(u.Name)
-		e.opt("passwd", u.Passwd)
-		e.opt("gecos", u.Gecos)
-		e.opt("groups", u.Groups)
-		e.opt("homedir", u.HomeDir)
+		e.opt("\n    passwd: ", u.Passwd)
+		e.opt("\n    gecos: ", u.Gecos)
+		e.opt("\n    groups: ", u.Groups)
+		e.opt("\n    homedir: ", u.HomeDir)
 		if u.Inactive != nil {
 			switch {
 			case !e.corrections:
@@ -54,10 +54,10 @@ func (e *emitter) users(us []provisioning.User) {
 				e.buf.add("\n    expiredate: '" + inactiveExpireDate + "'")
 			}
 		}
-		e.optBool("lock_passwd", u.LockPassword)
-		e.opt("shell", u.Shell)
-		e.opt("primary_group", u.PrimaryGroup)
-		e.opt("sudo", u.Sudo)
+		e.optBool("\n    lock_passwd: ", u.LockPassword)
+		e.opt("\n    shell: ", u.Shell)
+		e.opt("\n    primary_group: ", u.PrimaryGroup)
+		e.opt("\n    sudo: ", u.Sudo)
 		if len(u.SSHAuthorizedKeys) > 0 {
 			e.buf.add("\n    ssh_authorized_keys:")
 			for _, k := range u.SSHAuthorizedKeys {
@@ -68,16 +68,19 @@ func (e *emitter) users(us []provisioning.User) {
 	}
 }
 
-func (e *emitter) opt(key, v string) {
+// opt writes an optional key; prefix is the key's whole line start,
+// "\n    key: ", so the layout's constant text is one write.
+func (e *emitter) opt(prefix, v string) {
 	if v != "" {
-		e.s("\n    ", key, ": ")
+		e.buf.add(prefix)
 		e.val(v)
 	}
 }
 
-func (e *emitter) optBool(key string, v *bool) {
+// optBool is opt for a boolean.
+func (e *emitter) optBool(prefix string, v *bool) {
 	if v != nil {
-		e.s("\n    ", key, ": ", strconv.FormatBool(*v))
+		e.s(prefix, strconv.FormatBool(*v))
 	}
 }
 
@@ -93,7 +96,7 @@ func (e *emitter) disks(d *provisioning.DiskSetup) {
 		e.buf.add("\n  ")
 		e.scalar(p.Device, true, false)
 		e.buf.add(":")
-		e.opt("table_type", p.TableType)
+		e.opt("\n    table_type: ", p.TableType)
 		switch {
 		case len(p.DiskLayout) > 0:
 			e.buf.add("\n    layout:")
@@ -140,8 +143,8 @@ func (e *emitter) disks(d *provisioning.DiskSetup) {
 			e.buf.add("\n    partition: ")
 			e.scalar(f.Partition, false, true)
 		}
-		e.optBool("overwrite", f.Overwrite)
-		e.opt("replace_fs", f.ReplaceFS)
+		e.optBool("\n    overwrite: ", f.Overwrite)
+		e.opt("\n    replace_fs: ", f.ReplaceFS)
 		if len(f.ExtraOpts) > 0 {
 			e.buf.add("\n    extra_opts:")
 			for _, o := range f.ExtraOpts {

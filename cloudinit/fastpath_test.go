@@ -174,7 +174,8 @@ func TestPlainFastPathsAgree(t *testing.T) {
 }
 
 // TestSimpleBlockWordAtATime: the eight-bytes-at-a-time loop agrees with
-// a byte-by-byte one for every byte value at every position of a word.
+// a byte-by-byte one for every byte value at every position of a word, in
+// the words and in the bytes after the last whole word, and finds '{'.
 func TestSimpleBlockWordAtATime(t *testing.T) {
 	byteByByte := func(s string) bool {
 		i := 0
@@ -191,14 +192,17 @@ func TestSimpleBlockWordAtATime(t *testing.T) {
 		}
 		return true
 	}
-	base := []byte(strings.Repeat("MIIBXDCCAQGgAwIBAgIBATAKBggqhkjOPQQDAjAV\n", 3))
-	for pos := 0; pos < 20; pos++ {
+	base := []byte(strings.Repeat("MIIBXDCCAQGgAwIBAgIBATAKBggqhkjOPQQDAjAV\n", 3) + "tail")
+	for _, pos := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, len(base) - 2, len(base) - 1} {
 		for c := 0; c < 256; c++ {
 			b := append([]byte(nil), base...)
 			b[pos] = byte(c)
 			s := string(b)
 			if got, want := simpleBlock(s), byteByByte(s); got != want {
 				t.Fatalf("simpleBlock with byte %#x at %d = %v, byte by byte %v", c, pos, got, want)
+			}
+			if simple, braces := scanBlock(s); simple && braces != strings.Contains(s, "{") {
+				t.Fatalf("scanBlock with byte %#x at %d: braces = %v", c, pos, braces)
 			}
 		}
 	}
@@ -216,6 +220,72 @@ func TestQuoteASCIIIsGoQuote(t *testing.T) {
 			}
 		} else if len(e.buf) != 0 {
 			t.Errorf("quoteASCII(%q) refused but wrote %q", c, e.buf)
+		}
+	}
+}
+
+// TestPlainFineWordAtATime: plainFine's eight-bytes-at-a-time skip agrees
+// with the byte loop alone for every byte value at every position of a
+// value long enough to have whole words, next to each byte that changes
+// what a blank, '#' or ':' means.
+func TestPlainFineWordAtATime(t *testing.T) {
+	byteByByte := func(v string) bool {
+		n := len(v)
+		switch c := v[0]; {
+		case c == '-' || c == '?' || c == ':':
+			if n == 1 || v[1] == ' ' {
+				return false
+			}
+		case c == ' ' || plainIndicator[c]:
+			return false
+		}
+		if last := v[n-1]; last == ' ' || last == ':' {
+			return false
+		}
+		for i := 0; i < n; i++ {
+			switch c := v[i]; {
+			case plainByte[c], c == ':':
+			case c == ' ':
+				if v[i-1] == ':' {
+					return false
+				}
+			case c == '#':
+				if v[i-1] == ' ' {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return yamlKind(v) == "string"
+	}
+	for _, base := range []string{"/etc/kubernetes/pki/ca.crt", "ALL=(ALL) NOPASSWD:ALL", "a:b#c d:e f#g h:i j", "ssh-ed25519 AAAAC3Nz x@y"} {
+		for pos := 1; pos < len(base)-1; pos++ {
+			for c := 0; c < 256; c++ {
+				b := []byte(base)
+				b[pos] = byte(c)
+				v := string(b)
+				if got, want := plainFine(v), byteByByte(v); got != want {
+					t.Fatalf("plainFine(%q) = %v, byte by byte %v", v, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestIndent6: content lines are written as the layout says (six spaces
+// before every line, the last and possibly empty one included), whether
+// the buffer has room already or must grow on the way.
+func TestIndent6(t *testing.T) {
+	long := strings.Repeat("MIIBXDCCAQGgAwIBAgIBATAKBggqhkjOPQQDAjAV", 40)
+	for _, s := range []string{"", "\n", "\n\n", "a", "a\n", "a\nb", "a\nb\n", long, long + "\n" + long + "\n", "\n" + long} {
+		want := "x      " + strings.ReplaceAll(s, "\n", "\n      ")
+		for _, room := range []int{0, 1, len(want), len(want) + 64} {
+			e := &emitter{buf: append(make(doc, 0, 1+room), 'x')}
+			e.indent6(s)
+			if got := string(e.buf); got != want {
+				t.Errorf("indent6(%q) with room %d = %q, want %q", s, room, got, want)
+			}
 		}
 	}
 }

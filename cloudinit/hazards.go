@@ -49,16 +49,25 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 	for i := range p.Files {
 		f := &p.Files[i]
 		pp := func(field string) provisioning.Path { return provisioning.FieldPath(f.Origin, p.FilePath(i), field) }
-		sc.plain(func() provisioning.Path { return pp("path") }, f.Path, false)
-		sc.plain(func() provisioning.Path { return pp("owner") }, f.Owner, false)
+		if !plainFine(f.Path) {
+			sc.plainAt(pp("path"), f.Path, false)
+		}
+		if !plainFine(f.Owner) {
+			sc.plainAt(pp("owner"), f.Owner, false)
+		}
 		sc.quotedPermissions(func() provisioning.Path { return pp("permissions") }, f.Permissions)
-		if f.Encoding == provisioning.EncodingNone {
+		// One pass over the content answers both questions for the common
+		// file: is it a plain block, and can it hold jinja syntax at all.
+		simple, braces := scanBlock(f.Content)
+		if f.Encoding == provisioning.EncodingNone && (braces || !simple) {
 			if bad := jinjaHazard(f.Content); bad != "" {
 				sc.warn(pp("content"), "%s; under the '## template: jinja' header cloud-init then fails and runs none of the user data (corrections write it base64-encoded)", bad)
 				mark(&get().files, i)
 			}
 		}
-		sc.content(func() provisioning.Path { return pp("content") }, f)
+		if !simple {
+			sc.content(func() provisioning.Path { return pp("content") }, f)
+		}
 	}
 	for i := range p.Commands {
 		c := &p.Commands[i]
@@ -83,7 +92,9 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 			sc.warn(p.SectionPath(provisioning.SectionNTP).Field("servers"), "is empty, so 'servers:' is written without entries, which cloud-init's schema rejects (corrections leave it out)")
 		}
 		for i, s := range n.Servers {
-			sc.plain(func() provisioning.Path { return p.SectionPath(provisioning.SectionNTP).Field("servers").Index(i) }, s, false)
+			if !plainFine(s) {
+				sc.plainAt(p.SectionPath(provisioning.SectionNTP).Field("servers").Index(i), s, false)
+			}
 			if slices.Contains(n.Servers[:i], s) {
 				sc.warn(p.SectionPath(provisioning.SectionNTP).Field("servers").Index(i), "repeats an earlier server, which cloud-init's schema rejects (corrections leave the repetition out)")
 			}
@@ -97,7 +108,9 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 	}
 	for i, m := range p.Mounts {
 		for j, v := range m {
-			sc.plain(func() provisioning.Path { return p.SectionPath(provisioning.SectionMounts).Index(i).Index(j) }, v, false)
+			if !plainFine(v) {
+				sc.plainAt(p.SectionPath(provisioning.SectionMounts).Index(i).Index(j), v, false)
+			}
 		}
 	}
 	return h
@@ -219,7 +232,11 @@ func yamlKind(s string) string {
 	}
 	switch c := s[0]; {
 	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		// Only the YAML 1.1 booleans and nulls start with a letter.
+		// Only the YAML 1.1 booleans and nulls start with a letter, and
+		// none is longer than five.
+		if len(s) > 5 {
+			return "string"
+		}
 		switch s {
 		case "null", "Null", "NULL":
 			return "null"

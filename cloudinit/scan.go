@@ -42,16 +42,6 @@ func (s *scan) warnText(path provisioning.Path, msg string) {
 	}
 }
 
-// plain checks a value written as a YAML plain scalar. path is only
-// called for a value with a problem: rendering checks every value, and
-// formatting paths for all of them would cost more than the rendering.
-func (s *scan) plain(path func() provisioning.Path, v string, key bool) {
-	if plainFine(v) {
-		return
-	}
-	s.plainAt(path(), v, key)
-}
-
 // plainFine is the allocation-free answer for the common value, in one
 // pass: printable ASCII that YAML reads back as the same string, without
 // jinja syntax. It may answer false for a fine value (plainAt then finds
@@ -74,7 +64,17 @@ func plainFine(v string) bool {
 	if last := v[n-1]; last == ' ' || last == ':' {
 		return false
 	}
-	for i := 0; i < n; i++ {
+	// Words of bytes that are fine anywhere are skipped eight at a time;
+	// the byte loop takes over at the first word with anything else.
+	i := 0
+	for ; i+8 <= n && plainWordFine(word(v[i:i+8])); i += 8 {
+	}
+	if i+8 > n && n >= 8 && plainWordFine(word(v[n-8:])) {
+		// The bytes after the last whole word, as the (overlapping)
+		// last eight.
+		i = n
+	}
+	for ; i < n; i++ {
 		switch c := v[i]; {
 		case plainByte[c], c == ':':
 		case c == ' ':
@@ -92,6 +92,15 @@ func plainFine(v string) bool {
 		}
 	}
 	return yamlKind(v) == "string"
+}
+
+// plainWordFine reports whether every byte of w is printable ASCII other
+// than the blank and '{', by the borrow-free byte arithmetic of badBytes.
+// '#' and ':' may pass: each is wrong only next to a blank, and the byte
+// loop sees every byte from the first word with a blank on.
+func plainWordFine(w uint64) bool {
+	h := w | highs
+	return (w|(h-0x7f*ones)|^(h-0x21*ones)|braceBytes(w))&highs == 0
 }
 
 // plainIndicator marks the YAML indicators that may not start a plain
@@ -114,6 +123,10 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
+// plainAt checks a value written as a YAML plain scalar at path. Callers
+// ask plainFine first and build the path only for a value it does not
+// pass: rendering checks every value, and building paths for all of them
+// would cost more than the rendering.
 func (s *scan) plainAt(path provisioning.Path, v string, key bool) {
 	if bad := jinjaHazard(v); bad != "" {
 		s.warn(path, "%s; under the '## template: jinja' header cloud-init renders it, which changes the value or fails the whole document (corrections escape it)", bad)
@@ -133,8 +146,24 @@ func (s *scan) plainAt(path provisioning.Path, v string, key bool) {
 	case readsChanged:
 		s.warnText(path, "contains "+why+", so cloud-init reads a different value than the one written (corrections quote it)")
 	case readsTyped:
-		s.warnText(path, "is read by cloud-init as "+why+" (corrections quote it)")
+		s.warnText(path, typedMessage(why))
 	}
+}
+
+// typedMessage is the warning for a value read as why says. Every typed
+// mount field ("0", "2") lands here: the common readings are whole
+// constants rather than text joined on each render.
+func typedMessage(why string) string {
+	const pre, post = "is read by cloud-init as ", " (corrections quote it)"
+	switch why {
+	case "a YAML number, not a string":
+		return pre + "a YAML number, not a string" + post
+	case "a YAML boolean, not a string":
+		return pre + "a YAML boolean, not a string" + post
+	case "a YAML null, not a string":
+		return pre + "a YAML null, not a string" + post
+	}
+	return pre + why + post
 }
 
 // quotedPermissions checks permissions, which the layout writes in single
@@ -174,12 +203,10 @@ func (s *scan) quotedCommand(pathFn func() provisioning.Path, v string) {
 }
 
 // content checks file contents, which the layout writes as a literal block.
+// The caller has found that they are not a simpleBlock: for those,
+// literalReading's fast path, YAML reads the lines back as written, at
+// most clipping the end, and there is no CR.
 func (s *scan) content(pathFn func() provisioning.Path, f *provisioning.File) {
-	if simpleBlock(f.Content) {
-		// literalReading's fast path: YAML reads the lines back as
-		// written, at most clipping the end, and there is no CR.
-		return
-	}
 	got, exact, ok, why := literalReading(f.Content)
 	if exact || ok && why == "" && !strings.Contains(f.Content, "\r") {
 		return
@@ -232,10 +259,14 @@ func (s *scan) user(i int, u *provisioning.User) {
 		{"name", u.Name}, {"passwd", u.Passwd}, {"gecos", u.Gecos}, {"groups", u.Groups}, {"homeDir", u.HomeDir},
 		{"shell", u.Shell}, {"primaryGroup", u.PrimaryGroup}, {"sudo", u.Sudo},
 	} {
-		s.plain(func() provisioning.Path { return pp(f.field) }, f.v, false)
+		if !plainFine(f.v) {
+			s.plainAt(pp(f.field), f.v, false)
+		}
 	}
 	for j, k := range u.SSHAuthorizedKeys {
-		s.plain(func() provisioning.Path { return pp("sshAuthorizedKeys").Index(j) }, k, false)
+		if !plainFine(k) {
+			s.plainAt(pp("sshAuthorizedKeys").Index(j), k, false)
+		}
 	}
 	if u.Inactive != nil {
 		s.warn(pp("inactive"), "is written as a boolean, which cloud-init ignores (it wants a number of days); corrections express inactive: true as an expiry date in the past")
@@ -252,11 +283,15 @@ func (s *scan) disks(p *provisioning.Plan, d *provisioning.DiskSetup) {
 		pp := func(field string) provisioning.Path {
 			return provisioning.FieldPath(provisioning.Path{}, p.SectionPath(provisioning.SectionPartitions).Index(i), field)
 		}
-		s.plain(func() provisioning.Path { return pp("device") }, pt.Device, true)
+		if !plainFine(pt.Device) {
+			s.plainAt(pp("device"), pt.Device, true)
+		}
 		if hasLineBreak(pt.Device) {
 			s.hazard(pp("device"), false, "contains a line break, which cloud-init's schema rejects in a disk_setup key however it is quoted")
 		}
-		s.plain(func() provisioning.Path { return pp("tableType") }, pt.TableType, false)
+		if !plainFine(pt.TableType) {
+			s.plainAt(pp("tableType"), pt.TableType, false)
+		}
 		if pt.Layout == nil && len(pt.DiskLayout) == 0 {
 			s.warn(pp("layout"), "is unset and written as '<nil>', which cloud-init's schema rejects (corrections write false)")
 		}
@@ -280,20 +315,32 @@ func (s *scan) disks(p *provisioning.Plan, d *provisioning.DiskSetup) {
 				s.warn(pp(f.field), "is unset and written as an empty value, which cloud-init's schema rejects (corrections leave it out)")
 			}
 		}
-		s.plain(func() provisioning.Path { return pp("label") }, fs.Label, false)
-		s.plain(func() provisioning.Path { return pp("filesystem") }, fs.Filesystem, false)
-		s.plain(func() provisioning.Path { return pp("device") }, fs.Device, false)
+		if !plainFine(fs.Label) {
+			s.plainAt(pp("label"), fs.Label, false)
+		}
+		if !plainFine(fs.Filesystem) {
+			s.plainAt(pp("filesystem"), fs.Filesystem, false)
+		}
+		if !plainFine(fs.Device) {
+			s.plainAt(pp("device"), fs.Device, false)
+		}
 		switch fs.Partition {
 		case "", "auto", "any", "none":
 		default:
 			s.hazard(pp("partition"), false, "is neither auto, any nor none, which cloud-init's schema (22.4) rejects, although cloud-init uses a partition number at boot")
 			if r, _ := plainReading(fs.Partition, false); r != readsSame && r != readsTyped {
-				s.plain(func() provisioning.Path { return pp("partition") }, fs.Partition, false)
+				if !plainFine(fs.Partition) {
+					s.plainAt(pp("partition"), fs.Partition, false)
+				}
 			}
 		}
-		s.plain(func() provisioning.Path { return pp("replaceFS") }, fs.ReplaceFS, false)
+		if !plainFine(fs.ReplaceFS) {
+			s.plainAt(pp("replaceFS"), fs.ReplaceFS, false)
+		}
 		for j, o := range fs.ExtraOpts {
-			s.plain(func() provisioning.Path { return pp("extraOpts").Index(j) }, o, false)
+			if !plainFine(o) {
+				s.plainAt(pp("extraOpts").Index(j), o, false)
+			}
 		}
 	}
 }

@@ -65,18 +65,21 @@ func plainReading(s string, key bool) (r reading, why string) {
 		}
 		return readsBroken, "a leading '" + s[:1] + "', which starts a YAML block"
 	}
+	if plainSafe(s) {
+		// Before the tab checks, which cannot apply: plainSafe admits no
+		// tab and no leading quote. Typed values (a mount's "0") take this
+		// way on every render.
+		if k := yamlKind(s); k != "string" && !(key && k == "value key") {
+			return readsTyped, typedWhy(k)
+		}
+		return readsSame, ""
+	}
 	if (s[0] == '\'' || s[0] == '"') && s[len(s)-1] == '\t' {
 		return readsBroken, "a tab after a quoted value"
 	}
 	if pre, _, _ := strings.Cut(" "+s, " #"); strings.IndexByte(pre, '\t') >= 0 && s[0] != '\'' && s[0] != '"' {
 		// PyYAML ends a plain scalar at a tab and then fails on it.
 		return readsBroken, "a tab"
-	}
-	if plainSafe(s) {
-		if k := yamlKind(s); k != "string" && !(key && k == "value key") {
-			return readsTyped, typedWhy(k)
-		}
-		return readsSame, ""
 	}
 	doc := "k: " + s + "\n"
 	if key {
@@ -319,38 +322,78 @@ func literalReading(s string) (got string, exact, ok bool, why string) {
 // line feeds and printable ASCII only, and a first text line that is not
 // indented (leading empty lines are fine, leading blanks are not).
 func simpleBlock(s string) bool {
+	simple, _ := scanBlock(s)
+	return simple
+}
+
+// scanBlock is simpleBlock, and whether s has a '{' (which may start jinja
+// syntax), in the one pass over each file's content that the hazard scan
+// makes: certificates and keys are most of a document. braces is only
+// meaningful when simple is true.
+func scanBlock(s string) (simple, braces bool) {
 	i := 0
 	for i < len(s) && s[i] == '\n' {
 		i++
 	}
 	if i < len(s) && s[i] == ' ' {
-		return false
+		return false, false
 	}
-	// Eight bytes at a time: a word is plainly fine when every byte is
-	// printable ASCII (0x20-0x7e); a word with a line feed, a tab or
-	// anything else is looked at byte by byte.
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	// Eight bytes at a time, exactly: a line feed every 65 bytes must not
+	// send a word to a byte loop. With every byte's high bit set (w|highs;
+	// the high bits are checked apart), subtracting k from each byte
+	// borrows from no other byte, and the byte's high bit stays set exactly
+	// when its low seven bits are >= k. Four words per iteration share one
+	// bounds check.
+	var bad, brace uint64
+	for ; i+32 <= len(s); i += 32 {
+		b := s[i : i+32]
+		w0, w1, w2, w3 := word(b[0:8]), word(b[8:16]), word(b[16:24]), word(b[24:32])
+		bad |= badBytes(w0) | badBytes(w1) | badBytes(w2) | badBytes(w3)
+		brace |= braceBytes(w0) | braceBytes(w1) | braceBytes(w2) | braceBytes(w3)
+	}
 	for ; i+8 <= len(s); i += 8 {
-		b := s[i : i+8]
-		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		// High bit: a byte >= 0x80, or (w+ones) a 0x7f, or (w-0x20*ones
-		// &^ w) a byte below 0x20; exact when no byte is >= 0x80.
-		if (w|(w+ones)|(w-0x20*ones)&^w)&highs == 0 {
-			continue
-		}
-		for _, c := range []byte(b) {
-			if !blockByte[c] {
-				return false
-			}
-		}
+		w := word(s[i : i+8])
+		bad |= badBytes(w)
+		brace |= braceBytes(w)
+	}
+	if bad&highs != 0 {
+		return false, false
 	}
 	for ; i < len(s); i++ {
 		if !blockByte[s[i]] {
-			return false
+			return false, false
+		}
+		if s[i] == '{' {
+			brace = highs
 		}
 	}
-	return true
+	return true, brace&highs != 0
+}
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// word is the eight bytes of b, the first in the lowest byte.
+func word(b string) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// badBytes has a byte's high bit set where w has a byte that is not a tab,
+// a line feed or printable ASCII: below 0x20 except tab (0x09) and line
+// feed (0x0a), 0x7f, and anything with the high bit set. Only the high
+// bits mean anything: callers mask them once, after the last word.
+func badBytes(w uint64) uint64 {
+	h := w | highs
+	tabLF := (h - 0x09*ones) &^ (h - 0x0b*ones)
+	return w | (h - 0x7f*ones) | ^(h - 0x20*ones | tabLF)
+}
+
+// braceBytes has a byte's high bit set where the low seven bits of w's
+// byte are '{' (0x7b); only the high bits mean anything.
+func braceBytes(w uint64) uint64 {
+	h := w | highs
+	return (h - 0x7b*ones) &^ (h - 0x7c*ones)
 }
 
 // blockByte marks the bytes simpleBlock lets through: tab, line feed and

@@ -56,7 +56,7 @@ func renderLegacy(p *provisioning.Plan, opts provisioning.Options) (*provisionin
 	if extra != nil {
 		cfg = appendLegacy(&cfg, extra)
 	}
-	data := legacyJSON(&cfg)
+	data := legacyJSONFrom(&cfg, files) // legacyIgnition wrote their sources
 	out := &provisioning.Output{
 		Data:     data,
 		Format:   Format,
@@ -72,6 +72,11 @@ func renderLegacy(p *provisioning.Plan, opts provisioning.Options) (*provisionin
 // clcToIgnition transpiles user CLC as CABPK does: with strict, any finding
 // is an error; otherwise only fatal ones are, and the rest come back as text.
 func clcToIgnition(data []byte, strict bool) (ign23types.Config, string, error) {
+	// The fast path answers only when the transpiler would report nothing,
+	// so strict or not makes no difference there.
+	if cfg, ok := fastCLC(data); ok {
+		return cfg, "", nil
+	}
 	cfg, ast, reports := clct.Parse(data)
 	if (len(reports.Entries) > 0 && strict) || reports.IsFatal() {
 		return ign23types.Config{}, "", fmt.Errorf("error parsing Container Linux Config: %v", reports.String())

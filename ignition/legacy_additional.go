@@ -7,13 +7,14 @@ import (
 	ign23types "github.com/flatcar/ignition/config/v2_3/types"
 )
 
-// The user's additional CLC is parsed and converted by the transpiler itself,
-// as CABPK does, because its warnings and errors are CABPK's. That is most
-// of a legacy render's time, and every Machine of a MachineDeployment carries
-// the same additionalConfig from its template, so the result is kept for the
-// last few distinct configs. The key is the content's hash and the strict
-// flag; the result is never modified after it is stored (ign23.Append copies
-// into a new config), so renders can share it.
+// The user's additional CLC is read as the transpiler reads it, because its
+// warnings and errors are CABPK's: by fastCLC when the config is in the
+// subset it reads exactly and the transpiler would report nothing, by the
+// transpiler itself otherwise. Every Machine of a MachineDeployment carries
+// the same additionalConfig from its template, so the result is kept for
+// the last few distinct configs. The key is the content's hash and the
+// strict flag; the result is never modified after it is stored
+// (appendLegacy copies into a new config), so renders can share it.
 
 // clcCacheSize bounds the cache: entries hold the converted config of an
 // input of bounded size, so the cache's memory is bounded too.

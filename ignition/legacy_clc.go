@@ -68,6 +68,10 @@ type legacyBuilder struct {
 
 func (b *legacyBuilder) build() {
 	p := b.plan
+	// Sized once: sudoers per user, sshd_config, the Plan's files, the
+	// script and ntp.conf; the bootstrap and ntpd units, mounts and units.
+	b.cfg.Storage.Files = make([]ctypes.File, 0, len(p.Users)+len(p.Files)+3)
+	b.cfg.Systemd.Units = make([]ctypes.SystemdUnit, 0, len(p.Mounts)+len(p.Units)+2)
 	b.checkUnsupported()
 	for i := range p.Users {
 		b.user(i, &p.Users[i])

@@ -1,6 +1,7 @@
 package ignition
 
 import (
+	"strings"
 	"sync"
 
 	ctypes "github.com/flatcar/container-linux-config-transpiler/config/types"
@@ -89,27 +90,37 @@ func legacyIgnition(in *ctypes.Config) ign23types.Config {
 
 // legacyDataURL is the transpiler's inline contents as a data: URL:
 // dataurl.EscapeString (RFC 2396's unreserved characters stay, every other
-// byte is %XX), without its per-byte fmt.Fprintf.
+// byte is %XX), without its per-byte fmt.Fprintf. Runs of unreserved bytes
+// are copied whole into a builder of the exact size, which hands over its
+// buffer without another copy.
 func legacyDataURL(s string) string {
-	const hex = "0123456789ABCDEF"
 	n := len("data:,") + len(s)
 	for i := 0; i < len(s); i++ {
 		n += 2 * int(escaped[s[i]])
 	}
-	b := make([]byte, n)
-	j := copy(b, "data:,")
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString("data:,")
+	start := 0
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if escaped[c] == 0 {
-			b[j] = c
-			j++
-			continue
+		if c := s[i]; escaped[c] != 0 {
+			b.WriteString(s[start:i])
+			b.WriteString(percentEscapes[c])
+			start = i + 1
 		}
-		b[j+2], b[j+1], b[j] = hex[c&15], hex[c>>4], '%'
-		j += 3
 	}
-	return string(b)
+	b.WriteString(s[start:])
+	return b.String()
 }
+
+// percentEscapes[c] is "%XX" for byte c.
+var percentEscapes = func() (t [256]string) {
+	const hex = "0123456789ABCDEF"
+	for c := range t {
+		t[c] = string([]byte{'%', hex[c>>4], hex[c&15]})
+	}
+	return t
+}()
 
 // escaped[c] is 1 for the bytes dataurl.Escape writes as %XX: all but RFC
 // 2396's unreserved characters.
@@ -140,9 +151,10 @@ func validateGUID(r *report.Report, p *ign23types.Partition) {
 // validateLegacy is what CABPK's strict conversion checks on its own CLC
 // (the transpiler's validation of the CLC, then Ignition's of the
 // converted config), for the nodes legacyBuilder builds. CABPK fails on any
-// entry, so the entries' order and positions do not matter. Only the
-// data: URLs are not decoded again: legacyDataURL escapes every byte that
-// is not unreserved, which always decodes (FuzzLegacyDataURL).
+// entry, so the entries' order and positions do not matter. Unit contents
+// quickUnit reads are not lexed by go-systemd (quickUnit answers as it
+// would), and the data: URLs are not decoded again: legacyDataURL escapes
+// every byte that is not unreserved, which always decodes (FuzzDataURL).
 func validateLegacy(in *ctypes.Config, out *ign23types.Config) report.Report {
 	var r report.Report
 	r.Merge(in.ValidateVersion())
@@ -192,7 +204,7 @@ func validateLegacy(in *ctypes.Config, out *ign23types.Config) report.Report {
 	}
 	for _, u := range out.Systemd.Units {
 		enabled := u.Enable || (u.Enabled != nil && *u.Enabled)
-		if !cleanUnits.has(unitKey{u.Name, enabled, u.Contents}) {
+		if clean, known := quickUnitClean(&u); !(clean && known) && !cleanUnits.has(unitKey{u.Name, enabled, u.Contents}) {
 			rep := u.ValidateContents()
 			if len(rep.Entries) == 0 {
 				cleanUnits.add(unitKey{u.Name, enabled, u.Contents})
@@ -201,7 +213,9 @@ func validateLegacy(in *ctypes.Config, out *ign23types.Config) report.Report {
 		}
 		r.Merge(u.ValidateName())
 		for _, d := range u.Dropins {
-			r.Merge(d.Validate())
+			if clean, known := quickDropinClean(&d); !(clean && known) {
+				r.Merge(d.Validate())
+			}
 		}
 	}
 	return r

@@ -125,7 +125,13 @@ func list[T any](w *jsonWriter, k string, vs []T, one func(*jsonWriter, *T)) {
 }
 
 // legacyJSON is json.Marshal(cfg).
-func legacyJSON(cfg *ign23types.Config) []byte {
+func legacyJSON(cfg *ign23types.Config) []byte { return legacyJSONFrom(cfg, 0) }
+
+// legacyJSONFrom is json.Marshal(cfg) when the first dataURLs files'
+// sources come from legacyDataURL: those are written as they are, because
+// every byte legacyDataURL writes is one JSON writes unescaped
+// (TestDataURLIsJSONSafe).
+func legacyJSONFrom(cfg *ign23types.Config, dataURLs int) []byte {
 	w := &jsonWriter{b: make([]byte, 0, legacyJSONSize(cfg))}
 	w.open('{')
 	w.key("ignition")
@@ -199,13 +205,21 @@ func legacyJSON(cfg *ign23types.Config) []byte {
 		list(w, "partitions", d.Partitions, partition)
 		w.optBool("wipeTable", d.WipeTable)
 	})
+	file := 0
 	list(w, "files", s.Files, func(w *jsonWriter, f *ign23types.File) {
 		node(w, &f.Node)
 		w.optBool("append", f.Append)
 		w.key("contents")
 		w.open('{')
 		w.optStr("compression", f.Contents.Compression)
-		w.optStr("source", f.Contents.Source)
+		if file < dataURLs && f.Contents.Source != "" {
+			w.key("source")
+			w.b = append(append(append(w.b, '"'), f.Contents.Source...), '"')
+			w.comma = true
+		} else {
+			w.optStr("source", f.Contents.Source)
+		}
+		file++
 		verification(w, &f.Contents.Verification)
 		w.close('}')
 		w.optIntPtr("mode", f.Mode)

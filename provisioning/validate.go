@@ -45,36 +45,44 @@ func (p *Plan) Validate() Problems {
 			seen[f.Path] = i
 		}
 	}
-	users := make(map[string]bool, len(p.Users))
-	for i, u := range p.Users {
+	// Duplicate names are found by scanning for the few users a Plan
+	// usually has, as duplicate paths are, rather than by a map per render.
+	var users map[string]bool
+	if len(p.Users) > smallPlan {
+		users = make(map[string]bool, len(p.Users))
+	}
+	for i := range p.Users {
+		u := &p.Users[i]
 		pp := func(field string) Path { return FieldPath(u.Origin, index("users", i), field) }
 		switch {
 		case u.Name == "":
 			ps.Errorf(pp("name"), "must not be empty")
 		case strings.TrimSpace(u.Name) == "":
 			ps.Hazardf(pp("name"), "must not be blank")
-		case users[u.Name]:
+		case seenUser(users, p.Users[:i], u.Name):
 			ps.Hazardf(pp("name"), "duplicate user name (also an earlier users entry)")
 		}
-		users[u.Name] = true
-		if strings.ContainsAny(u.Name, " :\n\t") {
+		if users != nil {
+			users[u.Name] = true
+		}
+		if containsByte(u.Name, &nameBlanks) {
 			ps.Hazardf(pp("name"), "must not contain blanks or ':'; no system can create such an account")
 		}
-		if strings.Contains(u.Name, "/") || u.Name == "." || u.Name == ".." {
+		if strings.IndexByte(u.Name, '/') >= 0 || u.Name == "." || u.Name == ".." {
 			ps.Hazardf(pp("name"), "must not contain '/' or be '.' or '..': provisioners that write per-user files (sudoers) use the name as a path")
 		}
 		for j, k := range u.SSHAuthorizedKeys {
-			if strings.TrimSpace(k) == "" {
+			if blank(k) {
 				ps.Hazardf(pp("sshAuthorizedKeys").Index(j), "must not be blank")
 			}
 		}
-		validateUserFields(&ps, &u, pp)
+		validateUserFields(&ps, u, pp)
 	}
 	if p.NTP != nil {
 		for i, s := range p.NTP.Servers {
-			if strings.TrimSpace(s) == "" {
+			if blank(s) {
 				ps.Hazardf(p.SectionPath(SectionNTP).Field("servers").Index(i), "must not be blank")
-			} else if strings.ContainsAny(s, lineBreaks) {
+			} else if hasLineBreak(s) {
 				ps.Hazardf(p.SectionPath(SectionNTP).Field("servers").Index(i), "must not contain line breaks")
 			}
 		}
@@ -90,7 +98,7 @@ func (p *Plan) Validate() Problems {
 			ps.Hazardf(p.SectionPath(SectionMounts).Index(i), "has %d fields, fstab has 6", len(m))
 		}
 		for j, v := range m {
-			if strings.ContainsAny(v, lineBreaks) {
+			if hasLineBreak(v) {
 				ps.Hazardf(p.SectionPath(SectionMounts).Index(i).Index(j), "must not contain line breaks: an fstab entry is one line")
 			}
 		}
@@ -116,6 +124,59 @@ func (p *Plan) Validate() Problems {
 // entry) can carry in any provisioner's format.
 const lineBreaks = "\n\r"
 
+// hasLineBreak is strings.ContainsAny(s, lineBreaks) without building a
+// byte set on every call: Validate asks it of every single-line value.
+func hasLineBreak(s string) bool { return containsByte(s, &lineBreakBytes) }
+
+// byteSet marks bytes; containsByte looks for any of them.
+type byteSet [256]bool
+
+func newByteSet(chars string) (t byteSet) {
+	for i := 0; i < len(chars); i++ {
+		t[chars[i]] = true
+	}
+	return t
+}
+
+var (
+	lineBreakBytes = newByteSet(lineBreaks)
+	nameBlanks     = newByteSet(" :\n\t")
+	ownerBlanks    = newByteSet(" \t\n\r\x00")
+	sentinelBad    = newByteSet(lineBreaks + "\x00")
+)
+
+func containsByte(s string, set *byteSet) bool {
+	for i := 0; i < len(s); i++ {
+		if set[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+// blank is strings.TrimSpace(s) == "" with an ASCII fast path: a value
+// whose first byte is printable ASCII other than the blank is not blank.
+func blank(s string) bool {
+	if s != "" && s[0] > ' ' && s[0] < 0x7f {
+		return false
+	}
+	return strings.TrimSpace(s) == ""
+}
+
+// seenUser reports whether an earlier user has name: from seen when
+// Validate built it, else by scanning earlier.
+func seenUser(seen map[string]bool, earlier []User, name string) bool {
+	if seen != nil {
+		return seen[name]
+	}
+	for j := range earlier {
+		if earlier[j].Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // validateSentinel makes the sentinel mean the same in every provisioner:
 // an absolute, single-line path written when the bootstrap command
 // succeeded. Without a bootstrap command there is no success to record,
@@ -127,7 +188,7 @@ func validateSentinel(ps *Problems, p *Plan, hasBootstrap bool) {
 	}
 	at := p.SectionPath(SectionSentinel)
 	switch {
-	case strings.ContainsAny(p.Sentinel, lineBreaks+"\x00"):
+	case containsByte(p.Sentinel, &sentinelBad):
 		ps.Errorf(at, "must not contain line breaks or NUL")
 	case !pathpkg.IsAbs(p.Sentinel):
 		ps.Errorf(at, "must be absolute")
@@ -146,7 +207,7 @@ func validateUserFields(ps *Problems, u *User, pp func(string) Path) {
 		{"gecos", u.Gecos}, {"groups", u.Groups}, {"homeDir", u.HomeDir}, {"shell", u.Shell},
 		{"primaryGroup", u.PrimaryGroup},
 	} {
-		if strings.ContainsAny(f.v, lineBreaks) {
+		if hasLineBreak(f.v) {
 			ps.Hazardf(pp(f.name), "must not contain line breaks")
 		}
 	}
@@ -163,8 +224,12 @@ func firstPath(seen map[string]int, earlier []File, path string) (int, bool) {
 		i, ok := seen[path]
 		return i, ok
 	}
+	// Paths of a Plan often share their length and start
+	// (/etc/kubernetes/pki/ca.crt, ca.key), rarely their last byte:
+	// comparing it first saves most full comparisons.
+	n := len(path)
 	for j := range earlier {
-		if earlier[j].Path == path {
+		if e := earlier[j].Path; len(e) == n && (n == 0 || e[n-1] == path[n-1]) && e == path {
 			return j, true
 		}
 	}
@@ -217,7 +282,7 @@ func validateDisks(ps *Problems, p *Plan, d *DiskSetup) {
 		pp := func() Path { return p.SectionPath(SectionPartitions).Index(i) }
 		if part.Device == "" {
 			ps.Errorf(pp().Field("device"), "must not be empty")
-		} else if strings.ContainsAny(part.Device, lineBreaks) {
+		} else if hasLineBreak(part.Device) {
 			ps.Hazardf(pp().Field("device"), "must not contain line breaks")
 		}
 		switch part.TableType {
@@ -245,7 +310,7 @@ func validateDisks(ps *Problems, p *Plan, d *DiskSetup) {
 			ps.Errorf(pp().Field("filesystem"), "must not be empty")
 		}
 		for _, f := range [...]struct{ name, v string }{{"device", fs.Device}, {"filesystem", fs.Filesystem}, {"label", fs.Label}, {"partition", fs.Partition}} {
-			if strings.ContainsAny(f.v, lineBreaks) {
+			if hasLineBreak(f.v) {
 				ps.Hazardf(pp().Field(f.name), "must not contain line breaks")
 			}
 		}
@@ -254,9 +319,39 @@ func validateDisks(ps *Problems, p *Plan, d *DiskSetup) {
 
 // fileOK is the allocation-free fast path of validateFile for valid files.
 func fileOK(f *File) bool {
-	return pathpkg.IsAbs(f.Path) && !strings.HasSuffix(f.Path, "/") && pathpkg.Clean(f.Path) == f.Path &&
-		!strings.ContainsAny(f.Path, "\n\r\x00") && (f.Permissions == "" || validMode(f.Permissions)) &&
+	return cleanFilePath(f.Path) && (f.Permissions == "" || validMode(f.Permissions)) &&
 		knownEncoding(f.Encoding) && validOwner(f.Owner)
+}
+
+// cleanFilePath is, in one pass over p and without path.Clean's copy,
+//
+//	path.IsAbs(p) && !strings.HasSuffix(p, "/") && path.Clean(p) == p &&
+//		!strings.ContainsAny(p, "\n\r\x00")
+//
+// A rooted path is its own Clean exactly when no element is empty (no
+// "//", no trailing '/'), "." or "..": those are all Clean rewrites.
+func cleanFilePath(p string) bool {
+	n := len(p)
+	if n < 2 || p[0] != '/' || p[n-1] == '/' {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		switch p[i] {
+		case '\n', '\r', 0:
+			return false
+		case '/':
+			// p does not end in '/', so an element follows.
+			switch {
+			case p[i+1] == '/':
+				return false
+			case p[i+1] == '.':
+				if i+2 == n || p[i+2] == '/' || p[i+2] == '.' && (i+3 == n || p[i+3] == '/') {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // validOwner reports whether owner is empty, user or user:group: one
@@ -267,11 +362,20 @@ func validOwner(owner string) bool {
 	if owner == "" {
 		return true
 	}
-	if strings.ContainsAny(owner, " \t\n\r\x00") {
-		return false
+	// One pass: strings.Cut and Contains would each scan owner again.
+	colon := -1
+	for i := 0; i < len(owner); i++ {
+		switch c := owner[i]; {
+		case ownerBlanks[c]:
+			return false
+		case c == ':':
+			if colon >= 0 {
+				return false
+			}
+			colon = i
+		}
 	}
-	user, group, hasGroup := strings.Cut(owner, ":")
-	return user != "" && (!hasGroup || (group != "" && !strings.Contains(group, ":")))
+	return colon != 0 && colon != len(owner)-1
 }
 
 func validMode(m string) bool {

@@ -1,6 +1,8 @@
 package provisioning
 
 import (
+	pathpkg "path"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -150,4 +152,49 @@ func TestProblemsErr(t *testing.T) {
 	if ps.Err() == nil || ps.Err().Error() != "b: broken 1" {
 		t.Fatalf("got %v", ps.Err())
 	}
+}
+
+// TestFastPathsAgree holds Validate's one-pass checks to the definitions
+// they replace (path.Clean, strings.Cut, strings.ContainsAny), over every
+// string up to four bytes from the characters those definitions look at,
+// and longer paths with each of them in every position.
+func TestFastPathsAgree(t *testing.T) {
+	const alphabet = "/.a:\n\r\x00 \t"
+	var values []string
+	var grow func(prefix string)
+	grow = func(prefix string) {
+		values = append(values, prefix)
+		if len(prefix) == 4 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			grow(prefix + alphabet[i:i+1])
+		}
+	}
+	grow("")
+	for _, base := range []string{"/etc/kubernetes/pki/ca.crt", "/a/b", "root:root"} {
+		for pos := range len(base) {
+			for i := 0; i < len(alphabet); i++ {
+				values = append(values, base[:pos]+alphabet[i:i+1]+base[pos+1:], base[:pos]+alphabet[i:i+1]+base[pos:])
+			}
+		}
+	}
+	for _, v := range values {
+		wantPath := pathpkg.IsAbs(v) && !strings.HasSuffix(v, "/") && pathpkg.Clean(v) == v && !strings.ContainsAny(v, "\n\r\x00")
+		if got := cleanFilePath(v); got != wantPath {
+			t.Errorf("cleanFilePath(%q) = %v, want %v", v, got, wantPath)
+		}
+		user, group, hasGroup := strings.Cut(v, ":")
+		wantOwner := v == "" || !strings.ContainsAny(v, " \t\n\r\x00") && user != "" && (!hasGroup || group != "" && !strings.Contains(group, ":"))
+		if got := validOwner(v); got != wantOwner {
+			t.Errorf("validOwner(%q) = %v, want %v", v, got, wantOwner)
+		}
+		if got, want := hasLineBreak(v), strings.ContainsAny(v, lineBreaks); got != want {
+			t.Errorf("hasLineBreak(%q) = %v, want %v", v, got, want)
+		}
+		if got, want := blank(v), strings.TrimSpace(v) == ""; got != want {
+			t.Errorf("blank(%q) = %v, want %v", v, got, want)
+		}
+	}
+	t.Logf("%d values", len(values))
 }
