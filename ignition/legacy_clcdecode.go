@@ -231,13 +231,7 @@ func convertFastCLC(in *ctypes.Config) ign23types.Config {
 		nd.User, nd.Group = fastOwners(d.User, d.Group)
 		out.Storage.Directories = append(out.Storage.Directories, nd)
 	}
-	for _, u := range in.Systemd.Units {
-		nu := ign23types.Unit{Name: u.Name, Enable: u.Enable, Enabled: u.Enabled, Mask: u.Mask, Contents: u.Contents}
-		for _, d := range u.Dropins {
-			nu.Dropins = append(nu.Dropins, ign23types.SystemdDropin{Name: d.Name, Contents: d.Contents})
-		}
-		out.Systemd.Units = append(out.Systemd.Units, nu)
-	}
+	out.Systemd.Units = legacyUnits(in.Systemd.Units)
 	return out
 }
 

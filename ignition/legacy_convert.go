@@ -78,13 +78,7 @@ func legacyIgnition(in *ctypes.Config) ign23types.Config {
 		}
 		out.Passwd.Users = append(out.Passwd.Users, nu)
 	}
-	for _, u := range in.Systemd.Units {
-		nu := ign23types.Unit{Name: u.Name, Enable: u.Enable, Enabled: u.Enabled, Mask: u.Mask, Contents: u.Contents}
-		for _, d := range u.Dropins {
-			nu.Dropins = append(nu.Dropins, ign23types.SystemdDropin{Name: d.Name, Contents: d.Contents})
-		}
-		out.Systemd.Units = append(out.Systemd.Units, nu)
-	}
+	out.Systemd.Units = legacyUnits(in.Systemd.Units)
 	return out
 }
 
@@ -246,5 +240,18 @@ func appendLegacy(old, user *ign23types.Config) ign23types.Config {
 	s.Links = append(s.Links, u.Links...)
 	s.Raid = append(s.Raid, u.Raid...)
 	out.Systemd.Units = append(out.Systemd.Units, user.Systemd.Units...)
+	return out
+}
+
+// legacyUnits converts CLC units as the transpiler does: field for field.
+func legacyUnits(units []ctypes.SystemdUnit) []ign23types.Unit {
+	var out []ign23types.Unit
+	for _, u := range units {
+		nu := ign23types.Unit{Name: u.Name, Enable: u.Enable, Enabled: u.Enabled, Mask: u.Mask, Contents: u.Contents}
+		for _, d := range u.Dropins {
+			nu.Dropins = append(nu.Dropins, ign23types.SystemdDropin{Name: d.Name, Contents: d.Contents})
+		}
+		out = append(out, nu)
+	}
 	return out
 }
