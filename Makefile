@@ -55,4 +55,9 @@ fuzz:
 render:
 	$(GO) run ./cmd/nodeboot render
 
--include hack/*.mk
+# Tool definitions first: the other files name tool paths as prerequisites,
+# and make expands a prerequisite as it reads the rule. With hack/*.mk in name
+# order, lint.mk was read before tools.mk and `golangci-lint` lost its build
+# step (issue 21); test/makefile checks the plan with empty tool caches.
+include hack/tools.mk
+include $(filter-out hack/tools.mk,$(sort $(wildcard hack/*.mk)))

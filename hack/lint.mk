@@ -21,6 +21,10 @@ GOLANGCI_LINT_CONCURRENCY ?= 2
 
 lint: golangci-lint
 
+ifeq ($(GOLANGCI_LINT),)
+$(error hack/lint.mk read before hack/tools.mk: GOLANGCI_LINT is empty, so the linter would never be built)
+endif
+
 # GOLANGCI_LINT may name another binary; only a path of ours is built.
 ifneq ($(findstring /,$(GOLANGCI_LINT)),)
 $(GOLANGCI_LINT):
