@@ -41,7 +41,7 @@ lint: fmt vet
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 vet:
-	$(GO) vet $(PKGS)
+	$(GO) vet -tags e2e $(PKGS)
 
 ## fuzz: a short fuzzing session per fuzz target.
 FUZZTIME ?= 30s

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"regexp"
 	"sort"
+	"strings"
 	"text/template"
 )
 
@@ -28,7 +30,10 @@ type release struct {
 // builtins lists every release, newest first per add-on.
 var builtins = map[string][]release{
 	NodeLocalDNS: {{version: "1.26.4", file: "manifests/nodelocaldns-1.26.4.yaml", values: nodeLocalDNSValues}},
-	Flannel:      {{version: "v0.26.7", file: "manifests/flannel-v0.26.7.yaml", values: flannelValues}},
+	Flannel: {
+		{version: "v0.28.4", file: "manifests/flannel-v0.28.4.yaml", values: flannelValues},
+		{version: "v0.26.7", file: "manifests/flannel-v0.26.7.yaml", values: flannelValues},
+	},
 }
 
 var templates = parseAll()
@@ -109,6 +114,9 @@ func Render(name, version string, p Params) (*Rendered, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkImageRepository(p.ImageRepository); err != nil {
+		return nil, err
+	}
 	values, err := r.values(p)
 	if err != nil {
 		return nil, err
@@ -117,5 +125,23 @@ func Render(name, version string, p Params) (*Rendered, error) {
 	if err := templates[r.file].Execute(&buf, values); err != nil {
 		return nil, fmt.Errorf("render built-in %s %s: %w", name, r.version, err)
 	}
-	return &Rendered{Name: name, Version: r.version, Manifest: buf.Bytes()}, nil
+	manifest := buf.Bytes()
+	if p.ImageRepository != "" {
+		manifest = rewriteImages(manifest, p.ImageRepository)
+	}
+	return &Rendered{Name: name, Version: r.version, Manifest: manifest}, nil
+}
+
+// imageLine is a container's image in the catalog's manifests: one
+// "image:" key per line, its value a plain scalar.
+var imageLine = regexp.MustCompile(`(?m)^(\s*(?:- )?image: )"?([^\s"]+)"?$`)
+
+// rewriteImages puts every image under repo, keeping its name and tag.
+func rewriteImages(manifest []byte, repo string) []byte {
+	return imageLine.ReplaceAllFunc(manifest, func(line []byte) []byte {
+		m := imageLine.FindSubmatch(line)
+		ref := string(m[2])
+		name := ref[strings.LastIndexByte(ref, '/')+1:]
+		return []byte(string(m[1]) + repo + "/" + name)
+	})
 }

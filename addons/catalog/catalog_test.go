@@ -167,7 +167,7 @@ func TestNodeLocalDNSValues(t *testing.T) {
 func TestFlannelValues(t *testing.T) {
 	r, err := Render(Flannel, "", Params{PodCIDR: "10.244.0.0/16", VNI: 4096, Port: 4789})
 	require.NoError(t, err)
-	require.Equal(t, "v0.26.7", r.Version)
+	require.Equal(t, "v0.28.4", r.Version)
 	objs := decodeAll(t, r.Manifest)
 	var net struct {
 		Network string
@@ -246,8 +246,11 @@ func TestTemplateAndVersions(t *testing.T) {
 	require.Equal(t, []string{Flannel, NodeLocalDNS}, Names())
 	v, raw, err := Template(Flannel, "")
 	require.NoError(t, err)
-	require.Equal(t, "v0.26.7", v)
+	require.Equal(t, "v0.28.4", v)
 	require.Equal(t, []string{".PodCIDR", ".Port", ".VNI"}, placeholders(t, "flannel", raw))
+	versions, err := Versions(Flannel)
+	require.NoError(t, err)
+	require.Equal(t, []string{"v0.28.4", "v0.26.7"}, versions)
 }
 
 // validParams are parameters every release of a built-in renders with.
@@ -374,4 +377,70 @@ func TestImageRef(t *testing.T) {
 		repo, tag, digest := imageRef(image)
 		require.Equal(t, want, [3]string{repo, tag, digest}, image)
 	}
+}
+
+// TestImageRepository: every image of every release moves under the
+// repository with its name and tag kept, and nothing else changes.
+func TestImageRepository(t *testing.T) {
+	for name, rs := range builtins {
+		for _, r := range rs {
+			t.Run(name+" "+r.version, func(t *testing.T) {
+				plain, err := Render(name, r.version, validParams[name])
+				require.NoError(t, err)
+				p := validParams[name]
+				p.ImageRepository = "mirror.example:5000/k8s"
+				mirrored, err := Render(name, r.version, p)
+				require.NoError(t, err)
+				before, after := images(t, plain.Manifest), images(t, mirrored.Manifest)
+				require.NotEmpty(t, before)
+				require.Len(t, after, len(before))
+				for i, img := range before {
+					require.Equal(t, "mirror.example:5000/k8s/"+img[strings.LastIndexByte(img, '/')+1:], after[i])
+				}
+				// Only the image lines differ.
+				pl, ml := strings.Split(string(plain.Manifest), "\n"), strings.Split(string(mirrored.Manifest), "\n")
+				require.Len(t, ml, len(pl))
+				changed := 0
+				for i := range pl {
+					if pl[i] != ml[i] {
+						changed++
+						require.Contains(t, pl[i], "image: ")
+					}
+				}
+				require.Equal(t, len(before), changed)
+			})
+		}
+	}
+	for _, bad := range []string{"https://mirror.example", "Mirror.example/k8s", "mirror.example/k8s:v1", "mirror.example/k8s@sha256:00", "mirror.example/", "/k8s", "a b", strings.Repeat("a", 256)} {
+		_, err := Render(Flannel, "", Params{PodCIDR: "10.244.0.0/16", ImageRepository: bad})
+		var pe *ParamError
+		require.ErrorAs(t, err, &pe, bad)
+		require.Equal(t, "imageRepository", pe.Field, bad)
+		require.ErrorIs(t, err, ErrInvalidParameter)
+	}
+	for _, good := range []string{"localhost:5000", "mirror.example", "mirror.example/a/b-c/d_e", "e2e.invalid"} {
+		_, err := Render(NodeLocalDNS, "", Params{ImageRepository: good})
+		require.NoError(t, err, good)
+	}
+}
+
+// images lists every container image of a manifest's workloads, in order.
+func images(t *testing.T, manifest []byte) []string {
+	t.Helper()
+	var out []string
+	for _, o := range decodeAll(t, manifest) {
+		var pod corev1.PodSpec
+		switch o := o.(type) {
+		case *appsv1.DaemonSet:
+			pod = o.Spec.Template.Spec
+		case *appsv1.Deployment:
+			pod = o.Spec.Template.Spec
+		default:
+			continue
+		}
+		for _, c := range append(pod.InitContainers, pod.Containers...) {
+			out = append(out, c.Image)
+		}
+	}
+	return out
 }

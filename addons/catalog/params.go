@@ -30,6 +30,14 @@ type Params struct {
 	VNI int32 `json:"vni,omitempty"`
 	// Port is Flannel's VXLAN UDP port; default 8472.
 	Port int32 `json:"port,omitempty"`
+
+	// ImageRepository, when set, replaces the registry and path of every
+	// image the add-on runs and keeps the image's name and tag, as kubeadm's
+	// imageRepository does for the control plane: with "mirror.example/k8s",
+	// flannel-io/flannel:v0.28.4 from its upstream registry becomes
+	// mirror.example/k8s/flannel:v0.28.4. For clusters that pull from a
+	// mirror of their own.
+	ImageRepository string `json:"imageRepository,omitempty"`
 }
 
 // Defaults.
@@ -41,6 +49,25 @@ const (
 	DefaultVNI           = 1
 	DefaultPort          = 8472
 )
+
+// imageRepository is a registry host (with an optional port) and path, as
+// an image reference spells them before the image's name: lower case,
+// no tag, no digest, no scheme.
+var imageRepository = regexp.MustCompile(`^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*$`)
+
+// MaxImageRepositoryLength bounds ImageRepository (a reference is at most
+// 255 characters before its name).
+const MaxImageRepositoryLength = 255
+
+func checkImageRepository(v string) error {
+	if v == "" {
+		return nil
+	}
+	if len(v) > MaxImageRepositoryLength || !imageRepository.MatchString(v) {
+		return &ParamError{Field: "imageRepository", Value: v, Detail: "must be a registry and path such as mirror.example/k8s: lower case, no scheme, tag or digest"}
+	}
+	return nil
+}
 
 var dnsName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$`)
 

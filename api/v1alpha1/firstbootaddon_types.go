@@ -93,6 +93,17 @@ type BuiltinSource struct {
 	// flannel parameters, for name: flannel.
 	// +optional
 	Flannel *FlannelParameters `json:"flannel,omitempty"`
+
+	// imageRepository, when set, is where the add-on's images are pulled
+	// from instead of their upstream registries: each image keeps its name
+	// and tag under this repository, as kubeadm's imageRepository does for
+	// the control plane (mirror.example/k8s gives
+	// mirror.example/k8s/flannel:v0.28.4). For clusters that pull from a
+	// mirror of their own.
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]+([._-][a-z0-9]+)*(:[0-9]{1,5})?(/[a-z0-9]+([._-][a-z0-9]+)*)*$`
+	// +optional
+	ImageRepository string `json:"imageRepository,omitempty"`
 }
 
 // KubeProxyMode is the proxy mode kube-proxy runs in.
@@ -205,7 +216,7 @@ type FirstBootAddonStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// source summarises the source, e.g. "builtin flannel v0.26.7".
+	// source summarises the source, e.g. "builtin flannel v0.28.4".
 	// +optional
 	Source string `json:"source,omitempty"`
 

@@ -42,6 +42,7 @@ func builtinParams(b *addonsv1.BuiltinSource, cluster *clusterv1.Cluster) catalo
 		p.VNI = ptr.Deref(f.VNI, 0)
 		p.Port = ptr.Deref(f.Port, 0)
 	}
+	p.ImageRepository = b.ImageRepository
 	return p
 }
 
@@ -88,6 +89,8 @@ func paramError(b *addonsv1.BuiltinSource, cluster *clusterv1.Cluster, err error
 		return fromCluster("spec.clusterNetwork.pods.cidrBlocks[0]")
 	case "vni", "port":
 		return field.Invalid(bp.Child("flannel", pe.Field), pe.Value, pe.Detail)
+	case "imageRepository":
+		return field.Invalid(bp.Child("imageRepository"), pe.Value, pe.Detail)
 	}
 	return field.Invalid(bp, b.Name, pe.Error())
 }

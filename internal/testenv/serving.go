@@ -22,9 +22,20 @@ import (
 // every init node that fetches carries the CA in its bootstrap data.
 func ServingCertificate(t testing.TB, dir string) []byte {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caPEM, err := WriteServingCertificate(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return caPEM
+}
+
+// WriteServingCertificate is ServingCertificate for code without a
+// testing.TB (a TestMain); extra addresses join localhost and 127.0.0.1 in
+// the certificate, for a server that clients reach on another address.
+func WriteServingCertificate(dir string, extra ...net.IP) ([]byte, error) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
 	}
 	now := time.Now()
 	caTmpl := &x509.Certificate{
@@ -34,25 +45,25 @@ func ServingCertificate(t testing.TB, dir string) []byte {
 	}
 	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	ca, err := x509.ParseCertificate(caDER)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	leaf := &x509.Certificate{
 		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},
 		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
-		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
+		DNSNames: []string{"localhost"}, IPAddresses: append([]net.IP{net.ParseIP("127.0.0.1")}, extra...),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
 	files := map[string][]byte{
@@ -61,15 +72,15 @@ func ServingCertificate(t testing.TB, dir string) []byte {
 	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	files["tls.key"] = pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
 	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
-	return caPEM
+	return caPEM, nil
 }
 
 // TestCABundle is the PEM of a fresh serving CA, as ServingCertificate makes it.

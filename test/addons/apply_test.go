@@ -177,7 +177,7 @@ func TestApplyStep(t *testing.T) {
 		for name, want := range map[string]struct {
 			version string
 			objects int
-		}{"cni": {"v0.26.7", 6}, "dns": {"1.26.4", 5}} {
+		}{"cni": {"v0.28.4", 6}, "dns": {"1.26.4", 5}} {
 			r := rec[name]
 			require.Equal(t, "applied", r.Result, name)
 			require.Equal(t, want.version, r.Version, name)

@@ -51,14 +51,16 @@ func TestSchemaValidation(t *testing.T) {
 	}{
 		"two sources": {addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "flannel"}, URL: &addonsv1.URLSource{URL: "https://h/x", SHA256: sha}},
 			"spec: Invalid value: exactly one of builtin, manifests and url must be set"},
-		"no source":      {addonsv1.FirstBootAddonSpec{}, "exactly one of builtin, manifests and url must be set"},
-		"bad sha256":     {addonsv1.FirstBootAddonSpec{URL: &addonsv1.URLSource{URL: "https://h/x", SHA256: "ABC"}}, "spec.url.sha256: Invalid value"},
-		"ftp url":        {addonsv1.FirstBootAddonSpec{URL: &addonsv1.URLSource{URL: "ftp://h/x", SHA256: sha}}, "spec.url.url: Invalid value"},
-		"foreign params": {addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "flannel", NodeLocalDNS: &addonsv1.NodeLocalDNSParameters{}}}, "spec.builtin.nodeLocalDNS: Invalid value"},
-		"bad local IP":   {addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "nodelocaldns", NodeLocalDNS: &addonsv1.NodeLocalDNSParameters{LocalIP: "x"}}}, "spec.builtin.nodeLocalDNS.localIP: Invalid value"},
-		"proxy mode":     {addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "nodelocaldns", NodeLocalDNS: &addonsv1.NodeLocalDNSParameters{KubeProxyMode: "nft"}}}, "spec.builtin.nodeLocalDNS.kubeProxyMode: Unsupported value"},
-		"secret kind":    {addonsv1.FirstBootAddonSpec{Manifests: &addonsv1.ManifestsSource{Kind: "Pod", Name: "x"}}, "spec.manifests.kind: Unsupported value"},
-		"vni":            {addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "flannel", Flannel: &addonsv1.FlannelParameters{VNI: ptr.To[int32](0)}}}, "spec.builtin.flannel.vni: Invalid value"},
+		"no source":                      {addonsv1.FirstBootAddonSpec{}, "exactly one of builtin, manifests and url must be set"},
+		"bad sha256":                     {addonsv1.FirstBootAddonSpec{URL: &addonsv1.URLSource{URL: "https://h/x", SHA256: "ABC"}}, "spec.url.sha256: Invalid value"},
+		"ftp url":                        {addonsv1.FirstBootAddonSpec{URL: &addonsv1.URLSource{URL: "ftp://h/x", SHA256: sha}}, "spec.url.url: Invalid value"},
+		"foreign params":                 {addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "flannel", NodeLocalDNS: &addonsv1.NodeLocalDNSParameters{}}}, "spec.builtin.nodeLocalDNS: Invalid value"},
+		"bad local IP":                   {addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "nodelocaldns", NodeLocalDNS: &addonsv1.NodeLocalDNSParameters{LocalIP: "x"}}}, "spec.builtin.nodeLocalDNS.localIP: Invalid value"},
+		"proxy mode":                     {addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "nodelocaldns", NodeLocalDNS: &addonsv1.NodeLocalDNSParameters{KubeProxyMode: "nft"}}}, "spec.builtin.nodeLocalDNS.kubeProxyMode: Unsupported value"},
+		"secret kind":                    {addonsv1.FirstBootAddonSpec{Manifests: &addonsv1.ManifestsSource{Kind: "Pod", Name: "x"}}, "spec.manifests.kind: Unsupported value"},
+		"vni":                            {addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "flannel", Flannel: &addonsv1.FlannelParameters{VNI: ptr.To[int32](0)}}}, "spec.builtin.flannel.vni: Invalid value"},
+		"image repository with a scheme": {addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "flannel", ImageRepository: "https://mirror.example"}}, "spec.builtin.imageRepository: Invalid value"},
+		"image repository with a tag":    {addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "nodelocaldns", ImageRepository: "mirror.example/k8s:v1"}}, "spec.builtin.imageRepository: Invalid value"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
