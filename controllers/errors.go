@@ -60,7 +60,7 @@ func (r *Reconciler) failed(ctx context.Context, s *scope, secrets *secretGetter
 		}
 		return ctrl.Result{}, reconcile.TerminalError(err)
 	case errors.Is(err, provisioning.ErrTooLarge):
-		markDataSecretFailed(s.config, "bootstrap data: "+err.Error())
+		markDataSecretTooLarge(s.config, "bootstrap data: "+err.Error())
 		return ctrl.Result{}, reconcile.TerminalError(err)
 	}
 	return ctrl.Result{}, err

@@ -161,6 +161,25 @@ func markDataSecretFailed(config *bootstrapv1.KubeadmConfig, message string) {
 	})
 }
 
+// markDataSecretTooLarge reports data over its size budget. A config whose
+// data carries a fresh random credential renders a few bytes longer or
+// shorter each time, and every status change requeues the config: so once
+// this generation is reported too large, the first message stays, or the
+// config would re-render and rewrite its status once a second for ever.
+func markDataSecretTooLarge(config *bootstrapv1.KubeadmConfig, message string) {
+	if c := conditions.Get(config, bootstrapv1.KubeadmConfigDataSecretAvailableCondition); c != nil &&
+		c.Reason == nodebootv1.BootstrapDataTooLargeReason && c.ObservedGeneration == config.Generation {
+		return
+	}
+	v1beta1conditions.MarkFalse(config, bootstrapv1.DataSecretAvailableV1Beta1Condition, bootstrapv1.DataSecretGenerationFailedV1Beta1Reason, clusterv1.ConditionSeverityWarning, "%s", message)
+	conditions.Set(config, metav1.Condition{
+		Type:    bootstrapv1.KubeadmConfigDataSecretAvailableCondition,
+		Status:  metav1.ConditionFalse,
+		Reason:  nodebootv1.BootstrapDataTooLargeReason,
+		Message: message,
+	})
+}
+
 func markCertificatesAvailable(config *bootstrapv1.KubeadmConfig) {
 	v1beta1conditions.MarkTrue(config, bootstrapv1.CertificatesAvailableV1Beta1Condition)
 	conditions.Set(config, metav1.Condition{

@@ -62,6 +62,11 @@ const (
 // names the add-ons and the inline and budget sizes. Absent otherwise.
 const (
 	AddonsFetchedCondition = "AddonsFetched"
+	// BootstrapDataTooLargeReason on a KubeadmConfig's DataSecretAvailable
+	// condition (False): the rendered data exceeds its size budget, even
+	// with the add-ons fetched; the message gives both sizes. CABPK has no
+	// budget, so it never sets this reason.
+	BootstrapDataTooLargeReason = "BootstrapDataTooLarge"
 	// OverBudgetReason: inline, the bootstrap data would exceed the budget.
 	OverBudgetReason = "OverBudget"
 )
