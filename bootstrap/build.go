@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/blang/semver/v4"
 	corev1 "k8s.io/api/core/v1"
@@ -103,7 +104,35 @@ func Build(ctx context.Context, in Input) (*Result, error) {
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	return &Result{Plan: b.plan, Format: format, Options: opts, Strict: strict, Certificates: b.certs, Config: in.Config}, nil
+	r := &Result{Plan: b.plan, Format: format, Options: opts, Strict: strict, Certificates: b.certs, Config: in.Config}
+	if opts.Version != "" || opts.Corrections {
+		// nodeboot's own modes: no CABPK bytes to keep.
+		r.QuietInitToken()
+	}
+	return r, nil
+}
+
+// skipTokenPrint stops kubeadm init from printing the default bootstrap
+// token it creates (a credential valid for 24 hours that joins any node)
+// into cloud-init-output.log or the journal. Cluster API never uses that
+// token: it creates its own for each joining node.
+const skipTokenPrint = "--skip-token-print"
+
+// QuietInitToken adds --skip-token-print to a first control plane's
+// kubeadm init. CABPK's command prints the token, so Build adds the flag
+// only in nodeboot's own modes (Ignition v3, corrections); an extension
+// that already changes the data (the reporter, add-ons) adds it too. It
+// does nothing for other roles and is idempotent.
+func (r *Result) QuietInitToken() {
+	if r == nil || r.Plan == nil || r.Plan.Role != provisioning.RoleInit {
+		return
+	}
+	const prefix = "kubeadm init "
+	for i, c := range r.Plan.Commands {
+		if c.Phase == provisioning.PhaseBootstrap && strings.HasPrefix(c.Script, prefix) && !strings.Contains(c.Script, skipTokenPrint) {
+			r.Plan.Commands[i].Script = prefix + skipTokenPrint + " " + strings.TrimPrefix(c.Script, prefix)
+		}
+	}
 }
 
 func ownerVersionPath(in *Input) provisioning.Path {

@@ -93,6 +93,8 @@ func (e *Extension) MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, 
 		}
 		list = append(list, *a)
 	}
+	// The data is nodeboot's now: kubeadm init need not print its token.
+	result.QuietInitToken()
 	restore := planSnapshot(result.Plan)
 	if err := addons.Contribute(result.Plan, list, e.opts.Addons); err != nil {
 		var ps provisioning.Problems

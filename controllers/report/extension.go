@@ -74,6 +74,9 @@ func (e *Extension) MutatePlan(_ context.Context, cluster *clusterv1.Cluster, co
 	if err != nil || base.Scheme != "https" || base.Host == "" || base.RawQuery != "" || base.Fragment != "" || base.User != nil {
 		return errors.New("bootstrap report URL must be https://host[:port][/path]")
 	}
+	// The reporter changes the data anyway: kubeadm init need not print
+	// its token into the logs the reporter reads.
+	result.QuietInitToken()
 	sec, err := NewCredentialSecret(config, cluster.Name)
 	if err != nil {
 		return err
