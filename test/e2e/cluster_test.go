@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,7 @@ import (
 	"github.com/nodeboot/nodeboot/addons/catalog"
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
+	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	"github.com/nodeboot/nodeboot/test/e2e/infra"
 	"github.com/nodeboot/nodeboot/test/e2e/lab"
 )
@@ -59,6 +61,10 @@ type clusterOpts struct {
 	addons string
 	// worker adds one worker Machine.
 	worker bool
+	// maxBytes, when set, is the Cluster's bootstrap data budget
+	// (nodeboot.dev/bootstrap-data-max-bytes), as on an infrastructure whose
+	// user-data limit is larger than EC2's 16 KiB.
+	maxBytes int
 }
 
 // cluster is a workload cluster the test made.
@@ -124,8 +130,12 @@ func newCluster(t testing.TB, o clusterOpts) *cluster {
 	e2eCluster.SetName(c.name)
 	_ = unstructured.SetNestedMap(e2eCluster.Object, map[string]any{"host": cpIP.String(), "port": int64(6443)}, "spec", "controlPlaneEndpoint")
 	must(t, s.c.Create(ctx, e2eCluster))
+	annotations := map[string]string{}
+	if o.maxBytes > 0 {
+		annotations[addonsctrl.AnnotationMaxBytes] = strconv.Itoa(o.maxBytes)
+	}
 	must(t, s.c.Create(ctx, &clusterv1.Cluster{
-		ObjectMeta: metav1.ObjectMeta{Name: c.name, Namespace: c.ns, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: c.name, Namespace: c.ns, Labels: labels, Annotations: annotations},
 		Spec: clusterv1.ClusterSpec{
 			ClusterNetwork: clusterv1.ClusterNetwork{
 				Pods:          clusterv1.NetworkRanges{CIDRBlocks: []string{c.podCIDR}},

@@ -94,6 +94,14 @@ type suite struct {
 var s *suite
 
 func TestMain(m *testing.M) {
+	if os.Getenv(lab.EnvInside) != "1" {
+		// Outside the lab: everything that needs the module proxy or the
+		// Debian mirror happens here, before the network is gone.
+		if err := prepare(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+			os.Exit(1)
+		}
+	}
 	code, inside := lab.Reexec()
 	if !inside {
 		os.Exit(code)
@@ -113,38 +121,58 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func setup() (*suite, error) {
+// prepare builds (or finds cached) what the lab runs and passes it on in
+// the environment: the node assets, the envtest binaries, the artifacts
+// directory and the two manager binaries.
+func prepare() error {
 	id := make([]byte, 3)
 	_, _ = rand.Read(id)
 	runID := hex.EncodeToString(id)
-	st := &suite{artifacts: os.Getenv("NODEBOOT_E2E_ARTIFACTS")}
-	if st.artifacts == "" {
-		st.artifacts = filepath.Join(os.TempDir(), "nodeboot-e2e-"+runID)
-	}
-	if err := os.MkdirAll(st.artifacts, 0o755); err != nil {
-		return nil, err
-	}
 	root := testenv.ModuleRoot()
-	st.tools = filepath.Join(root, "..", "shared", "tools")
-	if d := os.Getenv("NODEBOOT_SHARED_TOOLS"); d != "" {
-		st.tools = d
+	artifacts := os.Getenv("NODEBOOT_E2E_ARTIFACTS")
+	if artifacts == "" {
+		artifacts = filepath.Join(os.TempDir(), "nodeboot-e2e-"+runID)
 	}
-
-	assets := os.Getenv("NODEBOOT_E2E_ASSETS")
-	if assets == "" {
+	if err := os.MkdirAll(filepath.Join(artifacts, "bin"), 0o755); err != nil {
+		return err
+	}
+	tools := os.Getenv("NODEBOOT_SHARED_TOOLS")
+	if tools == "" {
+		tools = filepath.Join(root, "..", "shared", "tools")
+	}
+	set := map[string]string{"NODEBOOT_E2E_ARTIFACTS": artifacts, "NODEBOOT_SHARED_TOOLS": tools, "NODEBOOT_E2E_RUN_ID": runID}
+	if os.Getenv("NODEBOOT_E2E_ASSETS") == "" {
 		out, err := runScript(filepath.Join(root, "test", "e2e", "assets", "build.sh"))
 		if err != nil {
-			return nil, fmt.Errorf("test/e2e/assets/build.sh: %w", err)
+			return fmt.Errorf("test/e2e/assets/build.sh: %w", err)
 		}
-		assets = out
+		set["NODEBOOT_E2E_ASSETS"] = out
 	}
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		out, err := runScript(filepath.Join(st.tools, "envtest-assets.sh"))
+		out, err := runScript(filepath.Join(tools, "envtest-assets.sh"))
 		if err != nil {
-			return nil, fmt.Errorf("envtest-assets.sh: %w", err)
+			return fmt.Errorf("envtest-assets.sh: %w", err)
 		}
-		_ = os.Setenv("KUBEBUILDER_ASSETS", out)
+		set["KUBEBUILDER_ASSETS"] = out
 	}
+	for name, pkg := range map[string]string{"capi-core": "sigs.k8s.io/cluster-api/core", "nodeboot-manager": "./cmd/manager"} {
+		if _, err := goBuild(filepath.Join(artifacts, "bin"), name, pkg); err != nil {
+			return err
+		}
+	}
+	for k, v := range set {
+		if err := os.Setenv(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func setup() (*suite, error) {
+	runID := os.Getenv("NODEBOOT_E2E_RUN_ID")
+	st := &suite{artifacts: os.Getenv("NODEBOOT_E2E_ARTIFACTS"), tools: os.Getenv("NODEBOOT_SHARED_TOOLS")}
+	root := testenv.ModuleRoot()
+	assets := os.Getenv("NODEBOOT_E2E_ASSETS")
 	var err error
 	if st.versions, err = readEnvFile(filepath.Join(assets, "versions.env")); err != nil {
 		return nil, err
@@ -170,6 +198,9 @@ func setup() (*suite, error) {
 	}
 	crds = append(append(crds, addonCRD), infra.CRDs()...)
 	st.env = &envtest.Environment{CRDInstallOptions: envtest.CRDInstallOptions{CRDs: crds}, ErrorIfCRDPathMissing: true}
+	// The lab namespace has no default route (nothing leaves it), so the
+	// API server is told its address instead of guessing it from a route.
+	st.env.ControlPlane.GetAPIServer().Configure().Set("advertise-address", st.lab.Gateway().String())
 	if st.cfg, err = st.env.Start(); err != nil {
 		return st, fmt.Errorf("envtest: %w", err)
 	}
@@ -191,14 +222,7 @@ func setup() (*suite, error) {
 
 	// Managers: Cluster API's core and nodeboot's, as binaries.
 	bin := filepath.Join(st.artifacts, "bin")
-	capiCore, err := goBuild(bin, "capi-core", "sigs.k8s.io/cluster-api/core")
-	if err != nil {
-		return st, err
-	}
-	nodeboot, err := goBuild(bin, "nodeboot-manager", "./cmd/manager")
-	if err != nil {
-		return st, err
-	}
+	capiCore, nodeboot := filepath.Join(bin, "capi-core"), filepath.Join(bin, "nodeboot-manager")
 	certDir := filepath.Join(st.artifacts, "serving-certs")
 	if err := os.MkdirAll(certDir, 0o700); err != nil {
 		return st, err
@@ -371,7 +395,7 @@ func (p *process) waitReady(timeout time.Duration) error {
 		select {
 		case err := <-p.done:
 			p.done <- err
-			return fmt.Errorf("%s exited: %v\n%s", p.name, err, tail(p.log, 40))
+			return fmt.Errorf("%s exited: %w\n%s", p.name, err, tail(p.log, 40))
 		default:
 		}
 		if resp, err := c.Get("http://" + p.health + "/readyz"); err == nil {

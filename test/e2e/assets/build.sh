@@ -77,7 +77,7 @@ stamp() { printf '%s' "$2" >"$OUT/.stamp.$1"; }
 
 # --- the node root's Debian base (debootstrap; network bound, so it runs in
 # the background while the compilers use the cores) ----------------------------
-ROOT_PKGS=python3-cffi-backend,systemd,systemd-sysv,dbus,cloud-init,iproute2,iptables,runc,ca-certificates,curl,wget,sudo,kmod,procps,netbase,busybox-static,python3,util-linux,mount,less
+ROOT_PKGS=python3-cffi-backend,locales,systemd,systemd-sysv,dbus,cloud-init,iproute2,iptables,runc,ca-certificates,curl,wget,sudo,kmod,procps,netbase,busybox-static,python3,util-linux,mount,less
 BASE_TAR=$CACHE/bookworm-$(printf '%s' "$ROOT_PKGS" | sha256sum | cut -c1-12).tar
 mirror() {
 	{ grep -hsE '^[[:space:]]*URIs:' /etc/apt/sources.list.d/*.sources | awk '{for(i=2;i<=NF;i++) print $i}' || true
@@ -183,12 +183,14 @@ GO_EXTRA_REQ=github.com/tencentcloud/tencentcloud-sdk-go/tencentcloud/common@v1.
 CD=github.com/coredns/coredns
 go_build coredns "v$COREDNS_VERSION static" "$CD@v$COREDNS_VERSION" "CGO_ENABLED=0" "-s -w" "$CD:coredns"
 
-recipe="pause $(sha256sum "$REPO/test/e2e/tools/pause/main.go" | cut -c1-16)"
-if ! fresh pause "$recipe"; then
-	log "building pause"
-	(cd "$REPO" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags "-s -w" -o "$BIN/pause" ./test/e2e/tools/pause) >&2
-	stamp pause "$recipe"
-fi
+for tool in pause probe; do
+	recipe="$tool $(cat "$REPO"/test/e2e/tools/$tool/*.go | sha256sum | cut -c1-16)"
+	if ! fresh "$tool" "$recipe"; then
+		log "building $tool"
+		(cd "$REPO" && CGO_ENABLED=0 "$GO" build -trimpath -ldflags "-s -w" -o "$BIN/$tool" ./test/e2e/tools/$tool) >&2
+		stamp "$tool" "$recipe"
+	fi
+done
 
 # --- the node root ---------------------------------------------------------------
 if [[ -n $ROOTFS_PID ]]; then
@@ -196,6 +198,7 @@ if [[ -n $ROOTFS_PID ]]; then
 	wait "$ROOTFS_PID" || die "debootstrap failed"
 	ROOTFS_PID=""
 	log "Debian base cached: $BASE_TAR ($(du -h "$BASE_TAR" | cut -f1))"
+	find "$CACHE" -maxdepth 1 -name 'bookworm-*.tar' ! -name "$(basename "$BASE_TAR")" -delete
 fi
 
 # Everything that makes the root, so a change to any of it rebuilds it.
@@ -225,22 +228,25 @@ if ! fresh rootfs "$root_recipe" || [[ ! -d $OUT/rootfs/etc ]]; then
 		"$WORK/config.toml" >"$R/etc/containerd/config.toml"
 	grep -q "sandbox = '$E2E_IMAGE_REPO/pause:$PAUSE_TAG'" "$R/etc/containerd/config.toml" || die "containerd config: no sandbox image line to set"
 	grep -q 'restrict_oom_score_adj = true' "$R/etc/containerd/config.toml" || die "containerd config: no restrict_oom_score_adj to set"
+	# cloud-init's locale module sets en_US.UTF-8, as on a cloud image.
+	sed -i 's/^# *\(en_US.UTF-8 UTF-8\)/\1/' "$R/etc/locale.gen"
+	chroot "$R" /usr/sbin/locale-gen >/dev/null
+	mkdir -p "$R/lib/modules"
 	printf '127.0.0.1 localhost\n::1 localhost ip6-localhost ip6-loopback\n' >"$R/etc/hosts"
 	: >"$R/etc/machine-id"
 	# Units: ours, and systemd-networkd for the node's static address.
 	for u in e2e-cgroup-rw.service:sysinit.target containerd.service:multi-user.target \
 		e2e-images.service:multi-user.target kubelet.service:multi-user.target \
-		systemd-networkd.service:multi-user.target; do
+		e2e-network.service:network-online.target e2e-network.service:multi-user.target; do
 		mkdir -p "$R/etc/systemd/system/${u#*:}.wants"
 		unit=${u%%:*}
 		src=/etc/systemd/system/$unit
 		[[ -f $R$src ]] || src=/lib/systemd/system/$unit
 		ln -sf "$src" "$R/etc/systemd/system/${u#*:}.wants/$unit"
 	done
-	mkdir -p "$R/etc/systemd/system/network-online.target.wants"
-	ln -sf /lib/systemd/system/systemd-networkd-wait-online.service "$R/etc/systemd/system/network-online.target.wants/"
 	# Nothing in a node container needs these, and some hang without hardware.
-	for u in systemd-timesyncd.service e2scrub_reap.service apt-daily.timer apt-daily-upgrade.timer; do
+	for u in systemd-timesyncd.service e2scrub_reap.service apt-daily.timer apt-daily-upgrade.timer \
+		systemd-networkd.service systemd-networkd.socket systemd-networkd-wait-online.service; do
 		ln -sf /dev/null "$R/etc/systemd/system/$u"
 	done
 	echo 'root:e2e' | chroot "$R" chpasswd 2>/dev/null || true
@@ -301,7 +307,9 @@ if ! fresh images "$images_recipe"; then
 		ln -sf busybox "$U/bin/$a"
 	done
 	copy_with_libs "$U" /usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi /bin/ip
-	cp -a "$OUT/rootfs/usr/lib/x86_64-linux-gnu/xtables" "$U/usr/lib/x86_64-linux-gnu/"
+	# The extensions iptables loads at run time, with their own libraries
+	# (libxt_statistic needs libm, which kube-proxy's rules use).
+	copy_with_libs "$U" $(cd "$OUT/rootfs" && ls usr/lib/x86_64-linux-gnu/xtables/*.so | sed 's#^#/#')
 	for t in iptables iptables-save iptables-restore ip6tables ip6tables-save ip6tables-restore; do
 		ln -sf xtables-nft-multi "$U/usr/sbin/$t"
 		ln -sf xtables-nft-multi "$U/usr/sbin/${t/tables/tables-nft}"
@@ -314,6 +322,23 @@ if ! fresh images "$images_recipe"; then
 	printf 'hosts: files dns\n' >"$U/etc/nsswitch.conf"
 	EMPTY='-entrypoint []'
 
+	# check_libs LAYER...: every ELF file of the layers, stacked, finds its
+	# shared libraries inside them (a missing one shows only at run time,
+	# as "Couldn't load match" or a container that never starts).
+	check_libs() {
+		local m=$WORK/check.$RANDOM f missing
+		mkdir -p "$m"
+		for f in "$@"; do cp -a "$f/." "$m/"; done
+		[[ -x $m/lib64/ld-linux-x86-64.so.2 ]] || { rm -rf "$m"; return 0; }
+		missing=$(cd "$m" && find . -type f \( -perm -u+x -o -name '*.so*' \) -print | while read -r f; do
+			head -c4 "$f" | grep -q ELF || continue
+			case $f in */ld-linux*) continue ;; *.so*) ;; *) grep -qa ld-linux-x86-64 "$f" || continue ;; esac
+			{ chroot "$m" /lib64/ld-linux-x86-64.so.2 --list "${f#.}" 2>&1 || true; } 2>/dev/null | { grep -E 'not found|error while loading' || true; } | sed "s#^#${f#.}: #"
+		done)
+		rm -rf "$m"
+		[[ -z $missing ]] || die "image layers $*: missing libraries:\n$missing"
+	}
+
 	one() { # NAME... -- ociimage args
 		local names=()
 		while [[ $1 != -- ]]; do names+=(-name "$E2E_IMAGE_REPO/$1"); shift; done
@@ -321,16 +346,19 @@ if ! fresh images "$images_recipe"; then
 		"$OCI" "${names[@]}" "${label[@]}" "$@"
 	}
 
+	check_libs "$U"
 	mkdir -p "$S/pause" && install -m 0755 "$BIN/pause" "$S/pause/pause"
 	one "pause:$PAUSE_TAG" -- -o "$OUT/images/common/pause.tar" -layer "$S/pause" -entrypoint '["/pause"]'
 
 	C=$S/controlplane
 	for b in kube-apiserver kube-controller-manager kube-scheduler etcd; do copy_with_libs_host "$C" "$BIN/$b" "/usr/local/bin/$b"; done
+	check_libs "$U" "$C"
 	one "kube-apiserver:v$K8S_VERSION" "kube-controller-manager:v$K8S_VERSION" "kube-scheduler:v$K8S_VERSION" "etcd:$("$BIN/etcd" --version | sed -n 's/^etcd Version: //p')" -- \
 		-o "$OUT/images/controlplane/controlplane.tar" -layer "$U" -layer "$C"
 
 	P=$S/kube-proxy
 	copy_with_libs_host "$P" "$BIN/kube-proxy" /usr/local/bin/kube-proxy
+	check_libs "$U" "$P"
 	one "kube-proxy:v$K8S_VERSION" -- -o "$OUT/images/common/kube-proxy.tar" -layer "$U" -layer "$P"
 
 	D=$S/coredns
@@ -340,6 +368,7 @@ if ! fresh images "$images_recipe"; then
 
 	F=$S/flannel
 	copy_with_libs_host "$F" "$BIN/flanneld" /opt/bin/flanneld
+	check_libs "$U" "$F"
 	one "flannel:v$FLANNEL_VERSION" -- -o "$OUT/images/common/flannel.tar" -layer "$U" -layer "$F" -entrypoint '["/opt/bin/flanneld"]'
 
 	FC=$S/flannel-cni
@@ -354,7 +383,9 @@ if ! fresh images "$images_recipe"; then
 		-entrypoint '["/node-cache"]' \
 		-label "org.opencontainers.image.description=stand-in for k8s.io/dns node-cache (module not served): its setup in sh, then CoreDNS v$COREDNS_VERSION"
 
-	one "busybox:$BUSYBOX_TAG" -- -o "$OUT/images/common/busybox.tar" -layer "$U" -entrypoint '["/bin/sh"]'
+	W=$S/workload
+	install -D -m 0755 "$BIN/probe" "$W/bin/probe"
+	one "busybox:$BUSYBOX_TAG" -- -o "$OUT/images/common/busybox.tar" -layer "$U" -layer "$W" -entrypoint '["/bin/sh"]'
 	stamp images "$images_recipe"
 fi
 

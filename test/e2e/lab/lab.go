@@ -97,6 +97,7 @@ func New(assets, work, runID string) (*Lab, error) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
+	removeStaleCgroups()
 	return l, nil
 }
 
@@ -173,3 +174,13 @@ func (l *Lab) ImagesDir(set string) string { return filepath.Join(l.Assets, "ima
 
 // Bin is a binary of the assets.
 func (l *Lab) Bin(name string) string { return filepath.Join(l.Assets, "bin", name) }
+
+// removeStaleCgroups removes node cgroups an interrupted run left behind
+// (empty ones only: rmdir refuses a cgroup that still holds a process).
+func removeStaleCgroups() {
+	dirs, _ := filepath.Glob("/sys/fs/cgroup/*/e2e-*")
+	more, _ := filepath.Glob("/sys/fs/cgroup/*/*/*/e2e-*")
+	for _, d := range append(dirs, more...) {
+		_ = removeCgroupOnce(d)
+	}
+}

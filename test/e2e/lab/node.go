@@ -114,8 +114,7 @@ func (n *Node) prepare() error {
 		"/etc/machine-id": hex.EncodeToString(machineID) + "\n",
 		"/etc/resolv.conf": "# the lab bridge: nothing answers, nothing is reachable beyond it\n" +
 			"nameserver " + n.lab.Gateway().String() + "\noptions timeout:1 attempts:1\n",
-		"/etc/systemd/network/10-host0.network": "[Match]\nName=host0\n\n[Network]\nAddress=" +
-			netip.PrefixFrom(n.IP, prefix).String() + "\nGateway=" + n.lab.Gateway().String() + "\nLinkLocalAddressing=no\nIPv6AcceptRA=no\n",
+		"/etc/e2e/network.env": "ADDRESS=" + netip.PrefixFrom(n.IP, prefix).String() + "\nGATEWAY=" + n.lab.Gateway().String() + "\n",
 	}
 	if n.UserData != nil {
 		files["/var/lib/cloud/seed/nocloud/user-data"] = string(n.UserData)
@@ -283,7 +282,7 @@ func (n *Node) start(ctx context.Context) error {
 		select {
 		case <-n.done:
 			b, _ := os.ReadFile(filepath.Join(n.dir, "logs", "console.log"))
-			return fmt.Errorf("systemd-nspawn for %s exited: %v\n%s", n.Name, n.waitErr, b)
+			return fmt.Errorf("systemd-nspawn for %s exited: %w\n%s", n.Name, n.waitErr, b)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(200 * time.Millisecond):
@@ -385,6 +384,20 @@ func (n *Node) CollectLogs(ctx context.Context) string {
 			_ = os.WriteFile(filepath.Join(logs, filepath.Base(f)), b, 0o600)
 		}
 	}
+	// Every container's log, as kubelet keeps them: pods/<ns>_<pod>_<uid>/<container>/N.log.
+	_ = filepath.WalkDir(filepath.Join(n.root, "var/log/pods"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(filepath.Join(n.root, "var/log"), p)
+		b, err := os.ReadFile(p)
+		if err == nil {
+			dst := filepath.Join(logs, rel)
+			_ = os.MkdirAll(filepath.Dir(dst), 0o755)
+			_ = os.WriteFile(dst, b, 0o600)
+		}
+		return nil
+	})
 	return logs
 }
 
@@ -436,6 +449,25 @@ func (n *Node) cleanup() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeCgroupOnce removes a cgroup tree once, without waiting.
+func removeCgroupOnce(dir string) error {
+	var dirs []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
+	var last error
+	for _, d := range dirs {
+		if err := syscall.Rmdir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			last = err
+		}
+	}
+	return last
 }
 
 // removeCgroup removes a cgroup and every cgroup under it, deepest first
