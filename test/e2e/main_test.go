@@ -155,6 +155,21 @@ func prepare() error {
 		}
 		set["KUBEBUILDER_ASSETS"] = out
 	}
+	// The Ignition engine boots the Ignition nodes; ../shared/tools builds
+	// it on first use from the module proxy, which the lab cannot reach.
+	warm, err := os.MkdirTemp("", "e2e-ignition-warm")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(warm)
+	cfg := filepath.Join(warm, "config.ign")
+	if err := os.WriteFile(cfg, []byte(`{"ignition":{"version":"3.4.0"}}`), 0o600); err != nil {
+		return err
+	}
+	apply := exec.Command(filepath.Join(tools, "ignition-apply"), filepath.Join(warm, "root"), cfg)
+	if out, err := apply.CombinedOutput(); err != nil {
+		return fmt.Errorf("ignition-apply (warming the Ignition engine): %w\n%s", err, out)
+	}
 	for name, pkg := range map[string]string{"capi-core": "sigs.k8s.io/cluster-api/core", "nodeboot-manager": "./cmd/manager"} {
 		if _, err := goBuild(filepath.Join(artifacts, "bin"), name, pkg); err != nil {
 			return err
