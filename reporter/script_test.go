@@ -204,6 +204,8 @@ func (n *node) waitSpoolEmpty(timeout time.Duration) {
 
 // secretLog is command output with what must never leave the node.
 const secretLog = "pulling images\n" +
+	// kubeadm's preflight colours its output.
+	"\x1b[0;37mCGROUPS_PIDS\x1b[0m: \x1b[0;32menabled\x1b[0m\n" +
 	"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAwFakeKeyMaterialThatMustNotLeaveTheNode0123456789\n-----END RSA PRIVATE KEY-----\n" +
 	"kubeadm join --token abcdef.0123456789abcdef --discovery-token-ca-cert-hash sha256:00\n" +
 	"login with password=hunter2 failed\n" +
@@ -268,7 +270,7 @@ func TestReportFailed(t *testing.T) {
 			if strings.Contains(log, "earlier step") {
 				t.Errorf("the log tail has an earlier step's output: %q", log)
 			}
-			for _, want := range []string{"[redacted private key]", "[redacted token]", "password=[redacted]", "kubeadm: command not found"} {
+			for _, want := range []string{"[redacted private key]", "[redacted token]", "password=[redacted]", "kubeadm: command not found", "CGROUPS_PIDS: enabled"} {
 				if !strings.Contains(log, want) {
 					t.Errorf("log tail lacks %q: %q", want, log)
 				}

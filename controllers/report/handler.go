@@ -355,14 +355,31 @@ func condition(rep *Report) metav1.Condition {
 	return c
 }
 
-// lastLine is the last non-blank line of a log, printable characters only.
+// lastLine is the last line of a log that says what went wrong, printable
+// characters only: blank lines, terminal colours and kubeadm's closing hint
+// ("To see the stack trace of this error execute with --v=5 or higher",
+// printed after every error) are skipped, so a failed kubeadm reports its
+// error, not the hint (found on a real node by test/e2e).
 func lastLine(log string) string {
-	lines := strings.Split(strings.TrimRight(log, "\n "), "\n")
-	l := strings.TrimSpace(lines[len(lines)-1])
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return -1
+	lines := strings.Split(log, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f {
+				return -1
+			}
+			return r
+		}, ansiEscape.ReplaceAllString(lines[i], "")))
+		if l == "" || strings.HasPrefix(l, kubeadmStackTraceHint) {
+			continue
 		}
-		return r
-	}, l)
+		return l
+	}
+	return ""
 }
+
+// kubeadmStackTraceHint starts the line kubeadm prints after every error.
+const kubeadmStackTraceHint = "To see the stack trace of this error execute with --v="
+
+// ansiEscape is a terminal control sequence (kubeadm's preflight colours its
+// output when it thinks it writes to a terminal).
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)

@@ -214,3 +214,25 @@ func TestFailedEventKeepsLogEnd(t *testing.T) {
 	require.True(t, strings.HasSuffix(ev, "FATAL: the reason at the end"), "the log's end is kept: %q", ev)
 	require.LessOrEqual(t, len(ev), maxEvent+len("Warning BootstrapFailed "))
 }
+
+// TestFailedConditionNamesTheError: the condition carries the line that
+// says why the step failed, as a real kubeadm prints it on a node (colours
+// from its preflight, then the error, then its stack-trace hint): the e2e
+// cluster's wrong-token worker first reported only the hint.
+func TestFailedConditionNamesTheError(t *testing.T) {
+	code := 1
+	for _, tc := range []struct{ log, want string }{
+		{
+			log: "\x1b[0;37mCGROUPS_PIDS\x1b[0m: \x1b[0;32menabled\x1b[0m\n" +
+				"error execution phase preflight: couldn't validate the identity of the API Server: token id \"abcdef\" is invalid for this cluster or it has expired\n" +
+				"To see the stack trace of this error execute with --v=5 or higher\n\n",
+			want: `kubeadm exited 1: error execution phase preflight: couldn't validate the identity of the API Server: token id "abcdef" is invalid for this cluster or it has expired`,
+		},
+		{log: "\x1b[0;37mCGROUPS_PIDS\x1b[0m: \x1b[0;32menabled\x1b[0m\n", want: "kubeadm exited 1: CGROUPS_PIDS: enabled"},
+		{log: "To see the stack trace of this error execute with --v=5 or higher\n", want: "kubeadm exited 1"},
+		{log: "", want: "kubeadm exited 1"},
+	} {
+		c := condition(&Report{Phase: PhaseFailed, Step: "kubeadm", ExitCode: &code, Log: tc.log})
+		require.Equal(t, tc.want, c.Message)
+	}
+}

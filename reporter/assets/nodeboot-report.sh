@@ -69,16 +69,19 @@ SED
     # The credential itself, should a command have printed it.
     printf 's/%s/[redacted]/g\n' "$(cat "$CONF/token")" >> "$sedf"
   fi
-  tail -n 1000 | tr '\011' ' ' | tr -d '\000-\010\013-\037\177' | sed -E -f "$sedf" | tail -n 50 | cut -c 1-512 |
+  # Terminal colours (kubeadm's preflight) go whole, not as bare "[0;37m".
+  tail -n 1000 | sed "s/$(printf '\033')\[[0-9;?]*[@-~]//g" | tr '\011' ' ' | tr -d '\000-\010\013-\037\177' | sed -E -f "$sedf" | tail -n 50 | cut -c 1-512 |
     sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/$/\\n/' | tr -d '\n'
   rm -f "$sedf"
 }
 
-# logtail prints the output a failed step left: the unit's journal or the
-# cloud-init output log.
+# logtail prints the output a failed step left: what the unit's processes
+# wrote to the journal (not systemd's own lines about the unit, such as
+# "Triggering OnFailure= dependencies", which -u would add after the error),
+# or the cloud-init output log.
 logtail() {
   if [ -n "$1" ] && command -v journalctl >/dev/null 2>&1; then
-    journalctl -u "$1" -b -n 1000 -o cat --no-pager 2>/dev/null
+    journalctl "_SYSTEMD_UNIT=$1" -b -n 1000 -o cat --no-pager 2>/dev/null
     return 0
   fi
   log=$(setting log)

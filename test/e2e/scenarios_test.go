@@ -92,7 +92,7 @@ func (c *cluster) readyTimes(t testing.TB, ready map[string]time.Time) {
 		if pm == nil {
 			continue
 		}
-		figure(t, "data Secret to Node Ready: %s (%s): %.1fs", name, pm.Dialect, at.Sub(pm.DataCreated).Seconds())
+		figure(t, "data Secret to Node Ready: %s (%s, %d bytes of data): %.1fs", name, pm.Dialect, pm.DataBytes, at.Sub(pm.DataCreated).Seconds())
 	}
 }
 
@@ -373,10 +373,15 @@ func (c *cluster) failingWorkers(t *testing.T) { //nolint:thelper // a subtest's
 	bad.Spec.JoinConfiguration.Timeouts.DiscoverySeconds = ptrTo(int32(20))
 	c.addMachine(t, bad.Name, false, bad, "")
 
+	// The message names the step and its exit code, then the line of its
+	// output that says why: the command's own stderr, not systemd's
+	// "Triggering OnFailure=" line after it; kubeadm's error, not its
+	// stack-trace hint after it (both found here).
 	for name, want := range map[string]string{pre.Name: "preKubeadmCommands[1] exited 3", bad.Name: "kubeadm exited "} {
+		why := map[string]string{pre.Name: ": disk not ready", bad.Name: ": error execution phase preflight"}[name]
 		cond := c.waitBootstrapped(t, name, nodebootv1.BootstrapFailedReason, 6*time.Minute)
-		if cond.Status != metav1.ConditionFalse || !strings.HasPrefix(cond.Message, want) {
-			t.Errorf("%s: NodeBootstrapped %s %q, want False %q…", name, cond.Status, cond.Message, want)
+		if cond.Status != metav1.ConditionFalse || !strings.HasPrefix(cond.Message, want) || !strings.Contains(cond.Message, why) {
+			t.Errorf("%s: NodeBootstrapped %s %q, want False %q…%q", name, cond.Status, cond.Message, want, why)
 		}
 		ready := c.configCondition(t, name, clusterv1.ReadyCondition)
 		if ready == nil || ready.Status != metav1.ConditionFalse || !strings.Contains(ready.Message, want) {

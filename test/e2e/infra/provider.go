@@ -54,8 +54,10 @@ type Machine struct {
 	// DataCreated is the data Secret's creation; Booted when the node
 	// container started.
 	DataCreated, Booted time.Time
-	BootErr             error
-	providerIDSet       bool
+	// DataBytes is the size of the data Secret's value, as delivered.
+	DataBytes     int
+	BootErr       error
+	providerIDSet bool
 }
 
 // Machine returns what the provider did for an E2EMachine, or nil.
@@ -191,7 +193,7 @@ func (p *Provider) boot(ctx context.Context, u *unstructured.Unstructured, machi
 	if err := p.Client.Get(ctx, types.NamespacedName{Namespace: machine.Namespace, Name: *machine.Spec.Bootstrap.DataSecretName}, secret); err != nil {
 		return nil, err
 	}
-	m := &Machine{Name: key, Format: string(secret.Data["format"]), DataCreated: secret.CreationTimestamp.Time}
+	m := &Machine{Name: key, Format: string(secret.Data["format"]), DataCreated: secret.CreationTimestamp.Time, DataBytes: len(secret.Data["value"])}
 	spec := lab.Spec{Name: machine.Name, ControlPlane: isControlPlane(machine), IgnitionApply: p.IgnitionApply}
 	var err error
 	if addr, _, _ := unstructured.NestedString(u.Object, "spec", "address"); addr != "" {
