@@ -263,8 +263,9 @@ func testRSAFetch(t *testing.T) {
 func testLegacyIgnition(t *testing.T) {
 	slot(t)
 	// CABPK's Ignition 2.3 cannot be compressed: with the reporter and the
-	// add-ons it is about 31 KB, so this Cluster says its infrastructure
-	// takes 64 KiB (Azure, OpenStack), as the README's budget table shows.
+	// add-ons it is about 47 KB (the figures print it), so this Cluster
+	// says its infrastructure takes 64 KiB (Azure, OpenStack), as the
+	// README's budget table shows.
 	c := newCluster(t, clusterOpts{name: "leg", format: "ignition", addons: addonsFirstBoot, maxBytes: 65536})
 	ready := c.waitReady(t, 12*time.Minute, c.cp())
 	c.readyTimes(t, ready)
