@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/netip"
 	"os"
@@ -315,8 +316,14 @@ func (c *cluster) kubeconfigFile(t testing.TB) string {
 	t.Helper()
 	kc, err := infra.WorkloadKubeconfig(context.Background(), s.c, c.key())
 	must(t, err)
+	// Subtests run kubectl side by side: the file is replaced whole, never
+	// truncated under a reader.
 	f := filepath.Join(s.artifacts, c.name+".kubeconfig")
-	must(t, os.WriteFile(f, kc, 0o600))
+	tmp, err := os.CreateTemp(s.artifacts, c.name+".kubeconfig.*")
+	must(t, err)
+	_, err = tmp.Write(kc)
+	must(t, errors.Join(err, tmp.Close()))
+	must(t, os.Rename(tmp.Name(), f))
 	return f
 }
 

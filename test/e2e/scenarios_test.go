@@ -222,8 +222,10 @@ func testCloudConfig(t *testing.T) {
 	}
 	c.dnsAndPodNetwork(t, c.worker())
 
-	t.Run("plain cloud-config and script nodes join", func(t *testing.T) { c.publicAPIJoin(t) })
-	t.Run("failing workers report the step", func(t *testing.T) { c.failingWorkers(t) })
+	// Both add nodes to this cluster and wait on them: side by side, they
+	// take the time of the slower one (the cluster stays up until both end).
+	t.Run("plain cloud-config and script nodes join", func(t *testing.T) { t.Parallel(); c.publicAPIJoin(t) })
+	t.Run("failing workers report the step", func(t *testing.T) { t.Parallel(); c.failingWorkers(t) })
 }
 
 func testIgnitionV3(t *testing.T) {
