@@ -451,7 +451,9 @@ func (n *Node) cleanup() error {
 	return errors.Join(errs...)
 }
 
-// removeCgroupOnce removes a cgroup tree once, without waiting.
+// removeCgroupOnce removes a cgroup and every cgroup under it, deepest
+// first, once, without waiting (a cgroup directory holds control files rm
+// cannot remove; rmdir can, once no process is left in it).
 func removeCgroupOnce(dir string) error {
 	var dirs []string
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -464,33 +466,18 @@ func removeCgroupOnce(dir string) error {
 	var last error
 	for _, d := range dirs {
 		if err := syscall.Rmdir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			last = err
+			last = fmt.Errorf("rmdir %s: %w", d, err)
 		}
 	}
 	return last
 }
 
-// removeCgroup removes a cgroup and every cgroup under it, deepest first
-// (a cgroup directory holds control files rm cannot remove; rmdir can,
-// once no process is left in it).
+// removeCgroup removes a cgroup tree, retrying for a few seconds while its
+// last processes exit.
 func removeCgroup(dir string) error {
-	var dirs []string
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
-	sort.Slice(dirs, func(i, j int) bool { return len(dirs[i]) > len(dirs[j]) })
 	var last error
 	for range 20 {
-		last = nil
-		for _, d := range dirs {
-			if err := syscall.Rmdir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				last = fmt.Errorf("rmdir %s: %w", d, err)
-			}
-		}
-		if last == nil {
+		if last = removeCgroupOnce(dir); last == nil {
 			return nil
 		}
 		time.Sleep(250 * time.Millisecond)
