@@ -152,11 +152,17 @@ func markDataSecretAvailable(config *bootstrapv1.KubeadmConfig) {
 // markDataSecretFailed reports input that does not render; message names the
 // field paths at fault.
 func markDataSecretFailed(config *bootstrapv1.KubeadmConfig, message string) {
+	markDataSecretNotAvailable(config, bootstrapv1.KubeadmConfigDataSecretNotAvailableReason, message)
+}
+
+// markDataSecretNotAvailable sets both condition generations: the v1beta1
+// one with CABPK's generation-failed reason, the v1beta2 one with reason.
+func markDataSecretNotAvailable(config *bootstrapv1.KubeadmConfig, reason, message string) {
 	v1beta1conditions.MarkFalse(config, bootstrapv1.DataSecretAvailableV1Beta1Condition, bootstrapv1.DataSecretGenerationFailedV1Beta1Reason, clusterv1.ConditionSeverityWarning, "%s", message)
 	conditions.Set(config, metav1.Condition{
 		Type:    bootstrapv1.KubeadmConfigDataSecretAvailableCondition,
 		Status:  metav1.ConditionFalse,
-		Reason:  bootstrapv1.KubeadmConfigDataSecretNotAvailableReason,
+		Reason:  reason,
 		Message: message,
 	})
 }
@@ -171,13 +177,7 @@ func markDataSecretTooLarge(config *bootstrapv1.KubeadmConfig, message string) {
 		c.Reason == nodebootv1.BootstrapDataTooLargeReason && c.ObservedGeneration == config.Generation {
 		return
 	}
-	v1beta1conditions.MarkFalse(config, bootstrapv1.DataSecretAvailableV1Beta1Condition, bootstrapv1.DataSecretGenerationFailedV1Beta1Reason, clusterv1.ConditionSeverityWarning, "%s", message)
-	conditions.Set(config, metav1.Condition{
-		Type:    bootstrapv1.KubeadmConfigDataSecretAvailableCondition,
-		Status:  metav1.ConditionFalse,
-		Reason:  nodebootv1.BootstrapDataTooLargeReason,
-		Message: message,
-	})
+	markDataSecretNotAvailable(config, nodebootv1.BootstrapDataTooLargeReason, message)
 }
 
 func markCertificatesAvailable(config *bootstrapv1.KubeadmConfig) {
