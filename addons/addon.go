@@ -32,6 +32,12 @@ type Addon struct {
 	// of its system's, when it fetches URL: the manager's serving CA for
 	// add-ons it serves itself (see controllers/addons' fetch fallback).
 	CABundle []byte
+	// Credential, with an https URL, is a bearer token the node sends in
+	// an Authorization header when it fetches URL (the fetch fallback's
+	// per-config credential). It travels in a 0600 file of its own, never
+	// in the URL, on a command line or in a log; with it the node follows
+	// no redirect and uses no tool that cannot verify the server.
+	Credential string
 	// Origin is where the add-on came from, typically a path in an object
 	// (provisioning.Path{}.In(FirstBootAddon ns/name)); it prefixes the paths of
 	// its problems and becomes the Origin of its manifest file.
@@ -55,10 +61,16 @@ func (a *Addon) digest() string {
 // maxCABundle bounds a CA bundle: a few certificates, not a trust store.
 const maxCABundle = 64 << 10
 
+// maxCredential bounds a credential: a token, not a document.
+const maxCredential = 256
+
 var (
 	label   = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 	version = regexp.MustCompile(`^[A-Za-z0-9][-A-Za-z0-9._+]{0,63}$`)
 	hexSum  = regexp.MustCompile(`^[a-f0-9]{64}$`)
+	// token is what a header value and a line of the node's files can
+	// carry without quoting.
+	token = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]+$`)
 )
 
 // Validate returns every problem of the add-ons, each with its path.
@@ -105,6 +117,17 @@ func Validate(list []Addon) provisioning.Problems {
 				ps.Errorf(at("caBundle"), "is %d bytes, more than %d", len(a.CABundle), maxCABundle)
 			case !bytes.Contains(a.CABundle, []byte("-----BEGIN CERTIFICATE-----")):
 				ps.Errorf(at("caBundle"), "must be PEM certificates")
+			}
+		}
+		if a.Credential != "" {
+			// Messages never show the credential.
+			switch {
+			case !strings.HasPrefix(a.URL, "https://"):
+				ps.Errorf(at("credential"), "is only sent to an https url")
+			case len(a.Credential) > maxCredential:
+				ps.Errorf(at("credential"), "is %d bytes, more than %d", len(a.Credential), maxCredential)
+			case !token.MatchString(a.Credential):
+				ps.Errorf(at("credential"), "must be letters, digits and '._~+/=-'")
 			}
 		}
 		if a.SHA256 != "" && !hexSum.MatchString(a.SHA256) {

@@ -5,7 +5,9 @@
 # apply under the field manager "nodeboot", and records names, versions,
 # digests, objects and results in ConfigMap kube-system/nodeboot-addons.
 # Running it again changes nothing. $1, when given, is the index's sha256.
-set -u
+# A traced shell (sh -x, or SHELLOPTS=xtrace handed down to bash as sh)
+# would print what commands read: no tracing here.
+set -u +x
 umask 077
 dir=${NODEBOOT_ADDONS_DIR:-$(dirname "$0")}
 KUBECONFIG=${NODEBOOT_ADDONS_KUBECONFIG:-/etc/kubernetes/admin.conf}
@@ -41,19 +43,93 @@ redact() {
 	printf '%s' "$r"
 }
 
-# fetch URL FILE [CA]: CA, when given, is the only trust for the server
-# (the manager's serving CA when add-ons come from its fetch endpoint).
-fetch() {
-	n=0 f_ca=${3:-}
-	while [ "$n" -lt 5 ] && [ "$(left)" -gt 0 ]; do
-		if command -v curl >/dev/null 2>&1; then
-			curl -fsSL --connect-timeout 10 --max-time 120 ${f_ca:+--cacert "$f_ca"} -o "$2.part" "$1" && mv "$2.part" "$2" && return 0
-		else
-			wget -q -T 30 -t 1 ${f_ca:+"--ca-certificate=$f_ca"} -O "$2.part" "$1" && mv "$2.part" "$2" && return 0
+# bounded SECS CMD... runs CMD, stopped after SECS seconds: by timeout
+# where there is one, else by a watchdog.
+bounded() {
+	b=$1
+	shift
+	if command -v timeout >/dev/null 2>&1; then
+		timeout "$b" "$@"
+		return
+	fi
+	"$@" &
+	bp=$!
+	(sleep "$b"; kill "$bp") >/dev/null 2>&1 &
+	bw=$!
+	wait "$bp"
+	b=$?
+	kill "$bw" 2>/dev/null
+	return $b
+}
+
+# get URL OUT CA TOKEN is one attempt of fetch, in a subshell so the trust
+# it sets up stays in it, ended within the time the step has left (at most
+# 120 s). CA, when given, is the only trust, whatever the system store,
+# SSL_CERT_FILE, SSL_CERT_DIR or CURL_CA_BUNDLE say. TOKEN, a file, holds a
+# credential sent as a bearer token: it reaches the 0600 configuration file
+# without being a shell word, no redirect is followed, and BusyBox wget,
+# which cannot verify a server, is not used. Without one, a redirect is
+# followed: the manifest is pinned by its sha256 anyway.
+get() (
+	t=$(left)
+	[ "$t" -le 120 ] || t=120
+	cfg=$work/fetch.conf
+	rm -rf "$work/ca"
+	mkdir "$work/ca"
+	if [ -n "$3" ]; then
+		SSL_CERT_FILE=$3 SSL_CERT_DIR=$work/ca CURL_CA_BUNDLE=$3
+		export SSL_CERT_FILE SSL_CERT_DIR CURL_CA_BUNDLE
+	fi
+	if command -v curl >/dev/null 2>&1; then
+		# -L with no redirect allowed: a redirect is an error, not a body.
+		follow=-L
+		: >"$cfg"
+		if [ -n "$4" ]; then
+			follow='-L --max-redirs 0'
+			{ printf 'header = "Authorization: Bearer '; tr -d '\r\n' <"$4"; echo '"'; } >"$cfg"
 		fi
+		curl -q -fsS $follow --connect-timeout 10 --max-time "$t" ${3:+--cacert "$3" --capath "$work/ca"} -K "$cfg" -o "$2" "$1"
+	elif wget --version 2>/dev/null | grep -q 'GNU Wget'; then
+		{
+			echo 'check_certificate = on'
+			if [ -n "$4" ]; then
+				printf 'header = Authorization: Bearer '
+				tr -d '\r\n' <"$4"
+				echo
+			fi
+		} >"$cfg"
+		bounded "$t" wget --config="$cfg" -q --timeout="$t" --tries=1 ${4:+--max-redirect=0} \
+			${3:+"--ca-certificate=$3" "--ca-directory=$work/ca"} -O "$2" "$1"
+	elif [ -z "$3$4" ]; then
+		# BusyBox wget: Debian's crashes on -T; bounded stops it instead.
+		bounded "$t" wget -q -O "$2" "$1"
+	else
+		log "$(redact "$1"): no curl or GNU wget, and BusyBox wget cannot verify the server"
+		exit 2
+	fi
+)
+
+# fetch URL FILE [CA [TOKEN]] fetches URL into FILE with retries.
+fetch() {
+	n=0
+	case $1 in
+	https://*) ;;
+	*)
+		if [ -n "${4:-}" ]; then
+			log "$(redact "$1"): a credential goes over https only"
+			return 1
+		fi
+		;;
+	esac
+	while [ "$n" -lt 5 ] && [ "$(left)" -gt 0 ]; do
+		get "$1" "$2.part" "${3:-}" "${4:-}"
+		r=$?
+		rm -f "$work/fetch.conf"
+		[ "$r" = 0 ] && mv "$2.part" "$2" && return 0
+		[ "$r" = 2 ] && break
 		n=$((n + 1))
 		log "fetching $(redact "$1") failed (attempt $n)"
-		sleep $((n * 2))
+		[ "$(left)" -le 0 ] || sleep $((n * 2))
 	done
 	rm -f "$2.part"
 	return 1
@@ -61,7 +137,7 @@ fetch() {
 
 record() {
 	set --
-	while IFS="$tab" read -r name version digest file url ca; do
+	while IFS="$tab" read -r name version digest file url ca tok; do
 		set -- "$@" "--from-literal=$name.version=$version" "--from-literal=$name.sha256=$digest" \
 			"--from-file=$name.result=$work/$name.result"
 		[ -f "$work/$name.objects" ] && set -- "$@" "--from-file=$name.objects=$work/$name.objects"
@@ -78,11 +154,12 @@ fi
 
 # Verify everything before applying anything.
 bad=0
-while IFS="$tab" read -r name version digest file url ca; do
+while IFS="$tab" read -r name version digest file url ca tok; do
 	path=$dir/$file
-	cafile=
+	cafile= tokfile=
 	[ -n "$ca" ] && [ "$ca" != "-" ] && cafile=$dir/$ca
-	if [ "$url" != "-" ] && [ ! -f "$path" ] && ! fetch "$url" "$path" $cafile </dev/null; then
+	[ -n "$tok" ] && tokfile=$dir/$tok
+	if [ "$url" != "-" ] && [ ! -f "$path" ] && ! fetch "$url" "$path" "$cafile" "$tokfile" </dev/null; then
 		log "$name: cannot fetch $(redact "$url")"
 		result "$name" "failed: cannot fetch $(redact "$url")"
 		bad=1
@@ -106,7 +183,7 @@ until "$kubectl" get --raw=/readyz --request-timeout=5s >/dev/null 2>&1 </dev/nu
 done
 
 if [ "$bad" = 1 ]; then
-	while IFS="$tab" read -r name version digest file url ca; do
+	while IFS="$tab" read -r name version digest file url ca tok; do
 		[ -f "$work/$name.result" ] || result "$name" "not applied: another add-on failed verification"
 	done <"$index"
 	record
@@ -114,7 +191,7 @@ if [ "$bad" = 1 ]; then
 fi
 
 failed=0
-while IFS="$tab" read -r name version digest file url ca; do
+while IFS="$tab" read -r name version digest file url ca tok; do
 	ok=0 n=0
 	while [ "$n" -lt 5 ]; do
 		if "$kubectl" apply --server-side --field-manager=nodeboot -f "$dir/$file" -o name \

@@ -20,7 +20,8 @@ const (
 	DefaultTimeout    = 5 * time.Minute
 	// IndexFile lists the add-ons for apply.sh, one per line, tab-separated:
 	// name, version, sha256, file, url ("-" for empty fields) and, only for
-	// a URL with its own CA bundle, the bundle's file.
+	// a URL with its own CA bundle or a credential, the bundle's file ("-"
+	// for none) and the credential's file.
 	IndexFile = "addons.list"
 	// ScriptFile is the apply step.
 	ScriptFile = "apply.sh"
@@ -89,18 +90,25 @@ func Contribute(plan *provisioning.Plan, list []Addon, opts Options) error {
 	})
 	var files []provisioning.File
 	var index strings.Builder
+	// once adds a file the add-ons share (a CA bundle, a credential) the
+	// first time it is needed.
+	once := func(name, content string) {
+		if !slices.ContainsFunc(files, func(f provisioning.File) bool { return f.Path == path.Join(opts.Dir, name) }) {
+			files = append(files, provisioning.File{Path: path.Join(opts.Dir, name), Owner: "root:root", Permissions: "0600", Content: content})
+		}
+	}
 	for _, a := range sorted {
 		name := fmt.Sprintf("%03d-%s.yaml", a.Order, a.Name)
-		url, ca := "-", ""
+		url, ca, cred := "-", "", ""
 		if a.URL != "" {
 			url = a.URL
 			if len(a.CABundle) > 0 {
-				ca = "\tca-" + Digest(a.CABundle)[:16] + ".pem"
-				if !slices.ContainsFunc(files, func(f provisioning.File) bool { return f.Path == path.Join(opts.Dir, ca[1:]) }) {
-					files = append(files, provisioning.File{
-						Path: path.Join(opts.Dir, ca[1:]), Owner: "root:root", Permissions: "0600", Content: string(a.CABundle),
-					})
-				}
+				ca = "ca-" + Digest(a.CABundle)[:16] + ".pem"
+				once(ca, string(a.CABundle))
+			}
+			if a.Credential != "" {
+				cred = "token-" + Digest([]byte(a.Credential))[:16]
+				once(cred, a.Credential)
 			}
 		} else {
 			files = append(files, provisioning.File{
@@ -108,7 +116,15 @@ func Contribute(plan *provisioning.Plan, list []Addon, opts Options) error {
 				Content: string(a.Manifest), Origin: a.Origin,
 			})
 		}
-		fmt.Fprintf(&index, "%s\t%s\t%s\t%s\t%s%s\n", a.Name, cmp.Or(a.Version, "-"), a.digest(), name, url, ca)
+		// The optional columns: the CA bundle's file ("-" for none when a
+		// credential follows), the credential's file.
+		extra := ""
+		if cred != "" {
+			extra = "\t" + cmp.Or(ca, "-") + "\t" + cred
+		} else if ca != "" {
+			extra = "\t" + ca
+		}
+		fmt.Fprintf(&index, "%s\t%s\t%s\t%s\t%s%s\n", a.Name, cmp.Or(a.Version, "-"), a.digest(), name, url, extra)
 	}
 	files = append(files,
 		provisioning.File{Path: path.Join(opts.Dir, IndexFile), Owner: "root:root", Permissions: "0600", Content: index.String()},

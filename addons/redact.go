@@ -3,6 +3,8 @@ package addons
 import (
 	"regexp"
 	"strings"
+
+	"github.com/nodeboot/nodeboot/internal/redact"
 )
 
 // RedactURL returns a URL fit to record or show: without its query,
@@ -37,4 +39,15 @@ var urlInText = regexp.MustCompile("(?i)https?://[^\\s'\"`]+")
 // a result an older apply step recorded.
 func RedactURLs(text string) string {
 	return urlInText.ReplaceAllStringFunc(text, RedactURL)
+}
+
+// RedactResult returns a result the apply step recorded, fit for a status
+// and a condition: RedactURLs, then every secret internal/redact knows
+// removed (a failed apply records kubectl's error output, which can quote a
+// manifest's password or token), then control and bidi characters escaped.
+// RedactURL stays separate from that table: it drops whole parts of a URL
+// known to be one (a presigned query's signature has no recognisable
+// shape), where the table finds secrets in free text.
+func RedactResult(text string) string {
+	return redact.Printable(redact.Text(RedactURLs(text)), false)
 }

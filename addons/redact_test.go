@@ -64,3 +64,18 @@ func TestRedactURLs(t *testing.T) {
 		t.Fatalf("RedactURLs (-want +got):\n%s", d)
 	}
 }
+
+// TestRedactResult: a failed apply's recorded kubectl output loses its
+// secrets and its control characters before it becomes a status.
+func TestRedactResult(t *testing.T) {
+	in := `failed: Error from server (BadRequest): error when creating "/etc/nodeboot/addons/db.yaml": ` +
+		`stringData.password: Invalid value: "hunter2hunter2" ` + "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY " +
+		"from https://u:pw@h/x.yaml?sig=s3cr3t \x1b]0;t\x07 \u202eevil"
+	got := RedactResult(in)
+	for _, leak := range []string{"hunter2", "wJalrXUtnFEMI", "pw@", "s3cr3t", "\x1b", "\u202e"} {
+		require.NotContains(t, got, leak)
+	}
+	for _, keep := range []string{`error when creating "/etc/nodeboot/addons/db.yaml": stringData.password: [redacted] (invalid value) `, "AWS_SECRET_ACCESS_KEY=[redacted]", "https://h/x.yaml", `\x1b]0;t\x07`, `\u202eevil`} {
+		require.Contains(t, got, keep)
+	}
+}

@@ -28,13 +28,30 @@ var ErrTooManyObjects = errors.New("too many objects")
 // single response is huge.
 const listPageSize = 500
 
+// bulkyPageSize is the page of kinds whose objects may each be up to 1 MiB
+// (Secrets, ConfigMaps), so one response stays within a few tens of MiB.
+const bulkyPageSize = 50
+
+// DefaultMaxListedBytes is ListReader.MaxBytes when it is zero.
+const DefaultMaxListedBytes = 64 << 20
+
 // ListReader is a client.Reader that reads each kind once, with paged list
 // calls, and answers every Get and List of that kind from what it listed.
 // Rebuilding thousands of configs then costs a handful of list calls
 // instead of several GETs per config, and every config sees the same
 // snapshot. A kind is listed on first use, or up front with Preload; a kind
 // the API server does not serve reads as empty, as a missing object would.
+//
+// Secrets and ConfigMaps can hold gigabytes in one namespace, most of it
+// nothing a rebuild reads: they are listed in small pages and held up to
+// MaxBytes in all. Past that the listed objects are dropped and the kind is
+// read by name from the live reader (a GET per Get, nothing held), so
+// memory stays bounded whatever the namespace holds.
 type ListReader struct {
+	// MaxBytes bounds the bytes (protobuf size) of the Secrets and
+	// ConfigMaps held; 0 means DefaultMaxListedBytes.
+	MaxBytes int64
+
 	live      client.Reader
 	scheme    *runtime.Scheme
 	namespace string
@@ -50,6 +67,8 @@ type listedKind struct {
 	err    error
 	byKey  map[client.ObjectKey]runtime.Object
 	items  []runtime.Object
+	// byName: the kind was larger than MaxBytes; Get reads live.
+	byName bool
 }
 
 // NewListReader reads through live. namespace limits namespaced kinds to
@@ -84,6 +103,9 @@ func (r *ListReader) Get(ctx context.Context, key client.ObjectKey, obj client.O
 	k, err := r.load(ctx, gvk, obj)
 	if err != nil {
 		return err
+	}
+	if k.byName {
+		return r.live.Get(ctx, key, obj)
 	}
 	found, ok := k.byKey[key]
 	if !ok {
@@ -123,6 +145,9 @@ func (r *ListReader) List(ctx context.Context, list client.ObjectList, opts ...c
 	k, err := r.load(ctx, gvk, item)
 	if err != nil {
 		return err
+	}
+	if k.byName {
+		return fmt.Errorf("list %s: %w: more than %d bytes, read by name only", resourceName(gvk, r.namespace), ErrTooManyObjects, r.maxBytes())
 	}
 	lo := (&client.ListOptions{}).ApplyOptions(opts)
 	var out []runtime.Object
@@ -192,8 +217,13 @@ func (r *ListReader) list(ctx context.Context, gvk schema.GroupVersionKind, exam
 		}
 	}
 	k.byKey = map[client.ObjectKey]runtime.Object{}
-	k.items = nil
-	opts := []client.ListOption{client.Limit(listPageSize)}
+	k.items, k.byName = nil, false
+	bulky := bulkyKind(gvk)
+	pageSize, held := int64(listPageSize), int64(0)
+	if bulky {
+		pageSize = bulkyPageSize
+	}
+	opts := []client.ListOption{client.Limit(pageSize)}
 	if r.namespace != "" && !clusterScoped(gvk) {
 		opts = append(opts, client.InNamespace(r.namespace))
 	}
@@ -223,11 +253,31 @@ func (r *ListReader) list(ctx context.Context, gvk schema.GroupVersionKind, exam
 			}
 			k.byKey[client.ObjectKey{Namespace: m.GetNamespace(), Name: m.GetName()}] = o
 			k.items = append(k.items, o)
+			if sized, ok := o.(interface{ Size() int }); ok && bulky {
+				held += int64(sized.Size())
+			}
+		}
+		if held > r.maxBytes() {
+			// Let go of the list, and of the rest of it unread.
+			k.byKey, k.items, k.byName = nil, nil, true
+			return nil
 		}
 		if cont = l.GetContinue(); cont == "" {
 			return nil
 		}
 	}
+}
+
+func (r *ListReader) maxBytes() int64 {
+	if r.MaxBytes > 0 {
+		return r.MaxBytes
+	}
+	return DefaultMaxListedBytes
+}
+
+// bulkyKind names the kinds whose objects may be large.
+func bulkyKind(gvk schema.GroupVersionKind) bool {
+	return gvk.Group == "" && (gvk.Kind == "Secret" || gvk.Kind == "ConfigMap")
 }
 
 // clusterScoped names the cluster-scoped kinds a rebuild reads.

@@ -1,8 +1,10 @@
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -92,6 +94,57 @@ func TestListReaderBounds(t *testing.T) {
 	err := r.Preload(context.Background(), &corev1.Secret{})
 	if !errors.Is(err, ErrTooManyObjects) {
 		t.Fatalf("3 objects with a bound of 2: %v, want ErrTooManyObjects", err)
+	}
+}
+
+// TestListReaderBoundsSecretBytes: Secrets are listed in small pages and
+// held up to MaxBytes; past that, nothing listed is held and every Get is a
+// GET by name, so a namespace full of large Secrets costs no more memory
+// than the bound.
+func TestListReaderBoundsSecretBytes(t *testing.T) {
+	var objs []client.Object
+	for i := range 40 {
+		s := testSecret("a", "s"+strconv.Itoa(i), nil)
+		s.Data["blob"] = bytes.Repeat([]byte{'x'}, 100<<10)
+		objs = append(objs, s)
+	}
+	live, s := newCounting(t, objs...)
+	var limits []int64
+	inner := live.WithWatch
+	live.WithWatch = interceptor.NewClient(inner, interceptor.Funcs{
+		List: func(ctx context.Context, cl client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			limits = append(limits, (&client.ListOptions{}).ApplyOptions(opts).Limit)
+			return cl.List(ctx, list, opts...)
+		},
+	})
+	r := NewListReader(live, s, "a", 1000)
+	r.MaxBytes = 1 << 20
+	ctx := context.Background()
+	if err := r.Preload(ctx, &corev1.Secret{}); err != nil {
+		t.Fatal(err)
+	}
+	k := r.kinds[corev1.SchemeGroupVersion.WithKind("Secret")]
+	if len(k.items) != 0 || len(k.byKey) != 0 || !k.byName {
+		t.Fatalf("4 MB of Secrets with a bound of 1 MiB: %d held, want none and reads by name", len(k.items))
+	}
+	gets := live.gets.Load()
+	got := &corev1.Secret{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: "a", Name: "s7"}, got); err != nil || string(got.Data["k"]) != "s7" {
+		t.Fatalf("Get by name: %v, %q", err, got.Data["k"])
+	}
+	if live.gets.Load() != gets+1 {
+		t.Fatalf("Get past the bound did not read live")
+	}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: "a", Name: "nope"}, got); !apierrors.IsNotFound(err) {
+		t.Fatalf("missing Secret: %v, want NotFound", err)
+	}
+	if err := r.List(ctx, &corev1.SecretList{}); !errors.Is(err, ErrTooManyObjects) {
+		t.Fatalf("List past the bound: %v, want ErrTooManyObjects", err)
+	}
+	for _, l := range limits {
+		if l > 50 {
+			t.Fatalf("a Secret page of %d, want at most 50", l)
+		}
 	}
 }
 

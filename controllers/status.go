@@ -51,16 +51,17 @@ func SetReady(config *bootstrapv1.KubeadmConfig) error {
 }
 
 // patchConfig summarises the conditions and writes the config back; it is
-// deferred by Reconcile. It is CAPI's patch helper cut down to what one
-// owner of every field of the object needs, in the order that costs the
-// fewest writes: metadata and spec first (a new bootstrap token, CABPK's
-// discovery defaults), then the status in one merge patch — conditions
-// included — with observedGeneration (on success) taken from the spec
-// patch's response. The patch helper instead patches conditions, spec and
-// status separately and records the generation from before the spec patch,
-// which costs CABPK up to three writes per reconcile and a second reconcile
-// only to move observedGeneration. Nothing else writes KubeadmConfig status,
-// so conditions need no per-condition three-way merge.
+// deferred by Reconcile. It is CAPI's patch helper cut down to what this
+// reconciler needs, in the order that costs the fewest writes: metadata and
+// spec first (a new bootstrap token, CABPK's discovery defaults), then the
+// status in one merge patch — conditions included — with observedGeneration
+// (on success) taken from the spec patch's response. The patch helper
+// instead patches conditions, spec and status separately and records the
+// generation from before the spec patch, which costs CABPK up to three
+// writes per reconcile and a second reconcile only to move
+// observedGeneration. The status has a second writer, the report handler
+// (NodeBootstrapped, and Ready with it), so the status patch is optimistic:
+// see patchStatus.
 func (r *Reconciler) patchConfig(ctx context.Context, before, config *bootstrapv1.KubeadmConfig, rerr error) error {
 	v1beta1conditions.SetSummary(config, v1beta1conditions.WithConditions(
 		bootstrapv1.DataSecretAvailableV1Beta1Condition,
@@ -72,6 +73,7 @@ func (r *Reconciler) patchConfig(ctx context.Context, before, config *bootstrapv
 
 	// Metadata and spec.
 	intermediate := ""
+	var latest *bootstrapv1.KubeadmConfig
 	specBefore, specAfter := before.DeepCopy(), config.DeepCopy()
 	specBefore.Status, specAfter.Status = bootstrapv1.KubeadmConfigStatus{}, bootstrapv1.KubeadmConfigStatus{}
 	if data, err := client.MergeFrom(specBefore).Data(specAfter); err != nil {
@@ -87,23 +89,16 @@ func (r *Reconciler) patchConfig(ctx context.Context, before, config *bootstrapv
 		for i := range config.Status.Conditions {
 			config.Status.Conditions[i].ObservedGeneration = config.Generation
 		}
+		// The response carries the status as it is now, at the version
+		// the status patch is checked against.
+		latest = specAfter
 	}
 
-	// Status, against a copy that differs in nothing else, so the patch
-	// carries neither spec nor resourceVersion.
+	// Status.
 	if rerr == nil {
 		config.Status.ObservedGeneration = config.Generation
 	}
-	statusBefore := config.DeepCopy()
-	statusBefore.Status = before.Status
-	data, err := client.MergeFrom(statusBefore).Data(config)
-	if err != nil {
-		return errors.Join(rerr, err)
-	}
-	if string(data) == "{}" {
-		return rerr
-	}
-	if err := r.Client.Status().Patch(ctx, config, client.RawPatch(types.MergePatchType, data)); err != nil {
+	if err := r.patchStatus(ctx, before, config, latest); err != nil {
 		if !apierrors.IsNotFound(err) {
 			rerr = errors.Join(rerr, fmt.Errorf("patch status of KubeadmConfig %s: %w", klog.KObj(config), err))
 		}
@@ -113,6 +108,82 @@ func (r *Reconciler) patchConfig(ctx context.Context, before, config *bootstrapv
 		r.superseded.Store(config.UID, intermediate)
 	}
 	return rerr
+}
+
+// maxStatusAttempts bounds the status writes of one reconcile among
+// conflicting writers.
+const maxStatusAttempts = 5
+
+// patchStatus writes the status this reconcile computed from before,
+// checked against the resourceVersion it is based on: a merge patch
+// replaces the whole conditions list, so a patch over a stale read would
+// drop a node's report written meanwhile. When the status changed under us
+// (latest, given or read after a conflict), this reconcile's changes are
+// carried over onto it (mergeStatus) and the write is tried again. A patch
+// changing nothing is not sent.
+func (r *Reconciler) patchStatus(ctx context.Context, before, config, latest *bootstrapv1.KubeadmConfig) error {
+	for attempt := 0; ; attempt++ {
+		base := config.DeepCopy()
+		base.Status = before.Status
+		if latest != nil {
+			mergeStatus(before, config, latest)
+			base.Status = latest.Status
+			config.ResourceVersion = latest.ResourceVersion
+		}
+		base.ResourceVersion = config.ResourceVersion
+		if data, err := client.MergeFrom(base).Data(config); err != nil {
+			return err
+		} else if string(data) == "{}" {
+			return nil
+		}
+		err := r.Client.Status().Patch(ctx, config, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+		if err == nil || !apierrors.IsConflict(err) {
+			return err
+		}
+		if attempt == maxStatusAttempts-1 {
+			return fmt.Errorf("still conflicting after %d attempts: %w", maxStatusAttempts, err)
+		}
+		latest = &bootstrapv1.KubeadmConfig{}
+		if err := r.configReader().Get(ctx, client.ObjectKeyFromObject(config), latest); err != nil {
+			return err
+		}
+	}
+}
+
+// mergeStatus carries this reconcile's status changes (before to config)
+// over onto latest's status, into config. Everything but NodeBootstrapped
+// is this reconciler's, so its fields and conditions are config's, except
+// conditions it left alone that changed meanwhile. NodeBootstrapped is the
+// nodes': a report written meanwhile wins over the Pending of data built
+// before it. Ready summarises the result again.
+func mergeStatus(before, config, latest *bootstrapv1.KubeadmConfig) {
+	for _, c := range latest.Status.Conditions {
+		if c.Type == bootstrapv1.KubeadmConfigReadyCondition {
+			continue
+		}
+		if theirs, ours := changed(before, latest, c.Type), changed(before, config, c.Type); theirs && (!ours || c.Type == nodebootv1.NodeBootstrappedCondition) {
+			conditions.Delete(config, c.Type)
+			conditions.Set(config, c)
+		}
+	}
+	// A condition latest no longer has was deleted by its other writer.
+	for _, c := range before.Status.Conditions {
+		if !conditions.Has(latest, c.Type) && !changed(before, config, c.Type) {
+			conditions.Delete(config, c.Type)
+		}
+	}
+	// The summary sees the same condition types it saw in patchConfig,
+	// which reported its error, if any.
+	_ = SetReady(config)
+}
+
+// changed tells whether condition typ differs between a and b.
+func changed(a, b *bootstrapv1.KubeadmConfig, typ string) bool {
+	x, y := conditions.Get(a, typ), conditions.Get(b, typ)
+	if x == nil || y == nil {
+		return x != y
+	}
+	return !conditions.HasSameState(x, y)
 }
 
 func markWaitingForInfrastructure(config *bootstrapv1.KubeadmConfig) {

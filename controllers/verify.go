@@ -30,10 +30,13 @@ var (
 	ErrClusterGone = fmt.Errorf("%w: Cluster gone", ErrSkipped)
 	ErrPaused      = fmt.Errorf("%w: paused", ErrSkipped)
 	ErrDeleting    = fmt.Errorf("%w: being deleted", ErrSkipped)
-	// ErrReporter: the data carries a bootstrap reporter with a random
-	// per-config credential, which a rebuild cannot reproduce.
-	ErrReporter = fmt.Errorf("%w: carries a bootstrap reporter (its credential is random)", ErrSkipped)
 )
+
+// ErrReporter: the data carries a bootstrap reporter (the config has a
+// credential Secret of its own) and the Rebuilder has no Reporter to
+// rebuild it with. It is not a skip: data that cannot be compared is not
+// proven.
+var ErrReporter = errors.New("carries a bootstrap reporter, and the report endpoint's URL and CA bundle are not known")
 
 // Rebuilder renders the bootstrap data of KubeadmConfigs that already have
 // it, from the objects Reader returns, with the reconciler's own build
@@ -52,6 +55,13 @@ type Rebuilder struct {
 	Extensions []Extension
 	// Strict is the manager's --strict flag.
 	Strict bool
+	// Reporter rebuilds the bootstrap reporter of configs whose data
+	// carries one: the manager's report extension, set to embed each
+	// config's stored credential instead of minting one. It runs first,
+	// as in the manager, and only for configs that have a credential
+	// Secret of their own: data written before reporting was turned on
+	// has no reporter. Nil fails those configs with ErrReporter.
+	Reporter Extension
 }
 
 // RebuildOptions adjust one rebuild.
@@ -84,14 +94,17 @@ func (b *Rebuilder) Rebuild(ctx context.Context, config *bootstrapv1.KubeadmConf
 	if !config.DeletionTimestamp.IsZero() {
 		return nil, ErrDeleting
 	}
+	exts := b.Extensions
 	switch reporting, err := b.hasReporter(ctx, config); {
 	case err != nil:
 		return nil, err
-	case reporting:
+	case reporting && b.Reporter == nil:
 		return nil, ErrReporter
+	case reporting:
+		exts = append([]Extension{b.Reporter}, b.Extensions...)
 	}
 	ro := readOnlyClient{Reader: b.Reader}
-	r := &Reconciler{Client: ro, SecretCachingClient: ro, APIReader: b.Reader, Extensions: b.Extensions, Strict: b.Strict}
+	r := &Reconciler{Client: ro, SecretCachingClient: ro, APIReader: b.Reader, Extensions: exts, Strict: b.Strict}
 	owner, err := r.getOwner(ctx, config)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
@@ -141,8 +154,7 @@ func (b *Rebuilder) hasReporter(ctx context.Context, config *bootstrapv1.Kubeadm
 	case err != nil:
 		return false, fmt.Errorf("get Secret %s: %w", klog.KRef(key.Namespace, key.Name), err)
 	}
-	c := metav1.GetControllerOf(s)
-	return s.Type == nodebootv1.BootstrapReportSecretType && c != nil && c.UID == config.UID, nil
+	return s.Type == nodebootv1.BootstrapReportSecretType && ConfigControls(config, s), nil
 }
 
 func ownerRefs(config *bootstrapv1.KubeadmConfig) string {

@@ -16,11 +16,11 @@ import (
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 )
 
-// TestRebuildSkipsReporter: data written with a bootstrap reporter carries a
-// random credential no rebuild reproduces, so verify skips it rather than
-// calling it different; a same-named Secret that is not the config's does
-// not count.
-func TestRebuildSkipsReporter(t *testing.T) {
+// TestRebuildReporter: data written with a bootstrap reporter is rebuilt
+// with the Rebuilder's Reporter, which goes first as in the manager; without
+// one it is an error, not a skip, since such data would go unproven. A
+// same-named Secret that is not the config's does not count.
+func TestRebuildReporter(t *testing.T) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, bootstrapv1.AddToScheme} {
 		if err := add(s); err != nil {
@@ -44,10 +44,16 @@ func TestRebuildSkipsReporter(t *testing.T) {
 	}
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(own, foreign, credential(own, "own"), credential(foreign, "someone-else")).Build()
 	b := &Rebuilder{Reader: c}
-	if _, err := b.Rebuild(context.Background(), own, RebuildOptions{}); !errors.Is(err, ErrReporter) || !errors.Is(err, ErrSkipped) {
-		t.Errorf("own reporter credential: %v, want ErrReporter", err)
+	if _, err := b.Rebuild(context.Background(), own, RebuildOptions{}); !errors.Is(err, ErrReporter) || errors.Is(err, ErrSkipped) {
+		t.Errorf("own reporter credential, no Reporter: %v, want ErrReporter and no skip", err)
 	}
 	if _, err := b.Rebuild(context.Background(), foreign, RebuildOptions{}); errors.Is(err, ErrReporter) || !errors.Is(err, ErrNoOwner) {
 		t.Errorf("a Secret controlled by another object: %v, want the usual rebuild (here: no owner)", err)
 	}
+	b.Reporter = &stubExtension{}
+	if _, err := b.Rebuild(context.Background(), own, RebuildOptions{}); errors.Is(err, ErrReporter) || !errors.Is(err, ErrNoOwner) {
+		t.Errorf("own reporter credential with a Reporter: %v, want the usual rebuild (here: no owner)", err)
+	}
 }
+
+type stubExtension struct{ Extension }

@@ -51,8 +51,9 @@ type Options struct {
 	URL string
 	// Credential authenticates the node's reports (a bearer token).
 	Credential string
-	// CABundle is the PEM of the CA certificates the node trusts for URL;
-	// empty uses the node's system trust.
+	// CABundle is the PEM of the CA certificates the node trusts for URL,
+	// and then nothing else (not its system store); empty uses the node's
+	// system trust.
 	CABundle []byte
 	// FailFast stops the command sequence at the first failing command, so
 	// the report names the real culprit (cloud-init; Ignition's scripts

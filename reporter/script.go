@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	_ "embed"
 	"encoding/base64"
+	"strings"
 
+	"github.com/nodeboot/nodeboot/internal/redact"
 	"github.com/nodeboot/nodeboot/internal/shellscript"
 )
 
@@ -14,8 +16,12 @@ var source string
 
 // script is the reporter as the node gets it: comment lines, which only its
 // maintainers read, are left out of the bootstrap data (the one
-// here-document in it has no '#' line). The shebang stays.
-var script = shellscript.StripComments(source)
+// here-document in it has no '#' line). The shebang stays. redact()'s sed
+// program is the table the manager redacts with (internal/redact), put in
+// at its placeholder, so the two sides cannot drift apart.
+var script = strings.Replace(shellscript.StripComments(source), redactionsPlaceholder, redact.Sed(), 1)
+
+const redactionsPlaceholder = "@REDACTIONS@\n"
 
 // Script returns the reporter program (assets/nodeboot-report.sh without its
 // comment lines).

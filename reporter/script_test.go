@@ -3,6 +3,7 @@ package reporter_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
@@ -29,6 +30,8 @@ type received struct {
 	mu      sync.Mutex
 	reports []map[string]any
 	auth    []string
+	// seen is the Authorization header of every request, reports or not.
+	seen []string
 	// fail answers this many requests 503 first.
 	fail int
 }
@@ -37,6 +40,7 @@ func (r *received) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.seen = append(r.seen, req.Header.Get("Authorization"))
 	if r.fail > 0 {
 		r.fail--
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
@@ -70,16 +74,28 @@ type node struct {
 	shell []string
 	path  string
 	argv  string // where the curl and wget wrappers log their arguments
+	// prefix runs the shell under another command (a mount namespace);
+	// env is added to every run.
+	prefix, env []string
 }
 
-// newNode writes the reporter's files for target into a fresh root. tools
-// are the sender tools the node has: "curl", "wget" (GNU), "busybox-wget".
+// newNode writes the reporter's files for target into a fresh root, with
+// srv's certificate as the CA bundle. tools are the sender tools the node
+// has: "curl", "wget" (GNU), "busybox-wget", and "timeout" (coreutils', or
+// BusyBox's with the busybox shell).
 func newNode(t *testing.T, shell string, srv *httptest.Server, target reporter.Target, tools ...string) *node {
+	t.Helper()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	return newNodeCA(t, shell, srv.URL+"/nodeboot/v1/report/ns/c", ca, target, tools...)
+}
+
+// newNodeCA is newNode for a report URL and a CA bundle of the test's
+// choosing. shell is "dash", "busybox" or "bash" (which is then also sh).
+func newNodeCA(t *testing.T, shell, url string, ca []byte, target reporter.Target, tools ...string) *node {
 	t.Helper()
 	plan := &provisioning.Plan{Sentinel: "/run/cluster-api/bootstrap-success.complete",
 		Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "kubeadm join"}}}
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	if err := reporter.Apply(plan, reporter.Options{URL: srv.URL + "/nodeboot/v1/report/ns/c", Credential: credential, CABundle: ca, Target: target}); err != nil {
+	if err := reporter.Apply(plan, reporter.Options{URL: url, Credential: credential, CABundle: ca, Target: target}); err != nil {
 		t.Fatal(err)
 	}
 	n := &node{t: t, root: t.TempDir()}
@@ -101,15 +117,27 @@ func newNode(t *testing.T, shell string, srv *httptest.Server, target reporter.T
 			link(b, bb)
 		}
 		n.shell = []string{bb, "sh"}
+	case "bash":
+		for _, b := range base[1:] {
+			link(b, lookPath(t, b))
+		}
+		link("sh", lookPath(t, "bash"))
+		n.shell = []string{lookPath(t, "bash")}
 	default:
 		for _, b := range base {
 			link(b, lookPath(t, b))
 		}
 		n.shell = []string{lookPath(t, "dash")}
 	}
-	// The wrappers record their arguments: the credential must not be one.
+	// The wrappers record their arguments, their environment and the mode
+	// of every configuration file they are given: the credential must be
+	// in none of the first two, and only in files of mode 0600.
+	env, stat := lookPath(t, "env"), lookPath(t, "stat")
 	wrap := func(name, real string) {
-		script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + n.argv + "\nexec " + real + " \"$@\"\n"
+		script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >> " + n.argv + "\n" + env + " >> " + n.argv + ".env\nprev=\n" +
+			"for a; do case $prev in -K) " + stat + " -c 'mode %a' \"$a\" >> " + n.argv + ".env ;; esac\n" +
+			"case $a in --config=*) " + stat + " -c 'mode %a' \"${a#--config=}\" >> " + n.argv + ".env ;; esac; prev=$a; done\n" +
+			"exec " + real + " \"$@\"\n"
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -122,6 +150,12 @@ func newNode(t *testing.T, shell string, srv *httptest.Server, target reporter.T
 			wrap("wget", lookPath(t, "wget"))
 		case "busybox-wget":
 			wrap("wget", lookPath(t, "busybox")+" wget")
+		case "timeout":
+			if shell == "busybox" {
+				link("timeout", lookPath(t, "busybox"))
+			} else {
+				link("timeout", lookPath(t, "timeout"))
+			}
 		}
 	}
 	n.path = bin
@@ -168,17 +202,42 @@ func writeFile(t *testing.T, path string, f provisioning.File) {
 // run runs the reporter with args; it returns the exit code and the output.
 func (n *node) run(env []string, args ...string) (int, string) {
 	n.t.Helper()
-	argv := append(append([]string{}, n.shell[1:]...), append([]string{filepath.Join(n.root, reporter.ScriptPath)}, args...)...)
-	cmd := exec.Command(n.shell[0], argv...)
-	cmd.Env = append([]string{"PATH=" + n.path, "NODEBOOT_REPORT_ROOT=" + n.root, "NODEBOOT_REPORT_DEADLINE=20", "TMPDIR=" + n.root}, env...)
+	code, out, _ := n.runFor(2*time.Minute, env, args...)
+	return code, out
+}
+
+// command is the reporter run with args, under n's prefix, in n's shell,
+// with n's PATH and root.
+func (n *node) command(ctx context.Context, env []string, args ...string) *exec.Cmd {
+	argv := append(append(append([]string{}, n.prefix...), n.shell...), append([]string{filepath.Join(n.root, reporter.ScriptPath)}, args...)...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(append([]string{"PATH=" + n.path, "NODEBOOT_REPORT_ROOT=" + n.root, "NODEBOOT_REPORT_DEADLINE=20", "TMPDIR=" + n.root}, n.env...), env...)
+	// The shell's children (curl, a sender in the background) keep its
+	// output open: stop waiting for them once the shell is gone.
+	cmd.WaitDelay = time.Second
+	return cmd
+}
+
+// runFor is run with the run killed after limit; it also returns how long
+// the run took (limit when it was killed: then the code is -1).
+func (n *node) runFor(limit time.Duration, env []string, args ...string) (int, string, time.Duration) {
+	n.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := n.command(ctx, env, args...)
+	start := time.Now()
 	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
 	code := 0
+	if ctx.Err() != nil {
+		return -1, string(out), limit
+	}
 	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
 		code = ee.ExitCode()
-	} else if err != nil {
+	} else if err != nil && !errors.Is(err, exec.ErrWaitDelay) {
 		n.t.Fatal(err)
 	}
-	return code, string(out)
+	return code, string(out), took
 }
 
 func (n *node) spool() []string {
@@ -270,7 +329,7 @@ func TestReportFailed(t *testing.T) {
 			if strings.Contains(log, "earlier step") {
 				t.Errorf("the log tail has an earlier step's output: %q", log)
 			}
-			for _, want := range []string{"[redacted private key]", "[redacted token]", "password=[redacted]", "kubeadm: command not found", "CGROUPS_PIDS: enabled"} {
+			for _, want := range []string{"[redacted private key]", "--token [redacted]", "password=[redacted]", "kubeadm: command not found", "CGROUPS_PIDS: enabled"} {
 				if !strings.Contains(log, want) {
 					t.Errorf("log tail lacks %q: %q", want, log)
 				}

@@ -90,6 +90,18 @@ const (
 	BootstrapFailedReason = "Failed"
 )
 
+// BootstrapReportsAnnotation on a KubeadmConfig owned by a MachinePool (one
+// config, many nodes) holds each instance's own result, keyed by the node
+// name its report carries: a JSON object such as
+// {"pool-a":{"result":"Succeeded","time":"..."},"pool-c":{"result":"Failed","message":"kubeadm exited 3: ...","time":"..."}},
+// results being the NodeBootstrapped reasons. NodeBootstrapped summarises it
+// ("2/3 succeeded, 1 failed: pool-c: kubeadm exited 3: ..."). A new token
+// and new data for the pool leave it alone, so an instance's final result
+// is never reset; at most 100 instances are kept (succeeded ones are
+// forgotten first). An annotation rather than status because the status
+// schema is CABPK's; removing it forgets every instance's result.
+const BootstrapReportsAnnotation = "nodeboot.dev/bootstrap-reports"
+
 // The Secret holding a KubeadmConfig's bootstrap report credential: named
 // <config>.nodeboot-report, of this type, controlled by the config. Its
 // presence tells that the config's data carries a reporter.

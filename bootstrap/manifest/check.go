@@ -30,6 +30,10 @@ type document struct {
 // only blanks and comments. When the checks fail the root is returned with
 // the error, so the message can name the object.
 func parseDocument(raw []byte, line int) (*yaml.Node, error) {
+	// Refused before yaml.v3 builds the tree: building it is what costs.
+	if estimateNodes(raw, MaxDocumentNodes) > MaxDocumentNodes {
+		return nil, errorf(ErrTooLarge, "more than %d YAML nodes (MaxDocumentNodes), counted before parsing", MaxDocumentNodes)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
 	var n yaml.Node
 	if err := dec.Decode(&n); err != nil {
@@ -49,7 +53,7 @@ func parseDocument(raw []byte, line int) (*yaml.Node, error) {
 		root = root.Content[0]
 	}
 	w := walker{line: line - 1, anchored: map[*yaml.Node]int64{}, active: map[*yaml.Node]bool{}}
-	if err := w.walk(root, "", 0); err != nil {
+	if err := w.walk(root, nil, 0); err != nil {
 		return root, err
 	}
 	size, err := w.expanded(root)
@@ -82,7 +86,27 @@ type walker struct {
 	active   map[*yaml.Node]bool // anchored nodes being expanded, for cycles
 }
 
-func (w *walker) walk(n *yaml.Node, path string, depth int) error {
+// fieldPath is a node's place in the document, built into a string only
+// for a message: a string per node would cost time and memory quadratic in
+// the nesting.
+type fieldPath struct {
+	parent  *fieldPath
+	key     string
+	index   int
+	isIndex bool
+}
+
+func (p *fieldPath) String() string {
+	if p == nil {
+		return ""
+	}
+	if p.isIndex {
+		return p.parent.String() + "[" + strconv.Itoa(p.index) + "]"
+	}
+	return childPath(p.parent.String(), p.key)
+}
+
+func (w *walker) walk(n *yaml.Node, path *fieldPath, depth int) error {
 	w.nodes++
 	if w.nodes > MaxDocumentNodes {
 		return errorf(ErrTooLarge, "more than %d YAML nodes (MaxDocumentNodes)", MaxDocumentNodes)
@@ -94,20 +118,20 @@ func (w *walker) walk(n *yaml.Node, path string, depth int) error {
 			k, v := n.Content[i], n.Content[i+1]
 			if k.Kind == yaml.ScalarNode && k.Tag != "!!merge" {
 				if first, dup := seen[k.Value]; dup {
-					return errorf(ErrDuplicateKey, "%s: duplicate key (lines %d and %d): YAML decoders keep one silently", childPath(path, k.Value), first+w.line, k.Line+w.line)
+					return errorf(ErrDuplicateKey, "%s: duplicate key (lines %d and %d): YAML decoders keep one silently", (&fieldPath{parent: path, key: k.Value}).String(), first+w.line, k.Line+w.line)
 				}
 				seen[k.Value] = k.Line
 			}
 			if err := w.walk(k, path, depth+1); err != nil {
 				return err
 			}
-			if err := w.walk(v, childPath(path, k.Value), depth+1); err != nil {
+			if err := w.walk(v, &fieldPath{parent: path, key: k.Value}, depth+1); err != nil {
 				return err
 			}
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			if err := w.walk(c, path+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
+			if err := w.walk(c, &fieldPath{parent: path, index: i, isIndex: true}, depth+1); err != nil {
 				return err
 			}
 		}

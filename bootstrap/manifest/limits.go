@@ -17,8 +17,12 @@ const (
 
 	// MaxDocumentNodes bounds the YAML nodes (mappings, sequences, scalars,
 	// aliases) of one document, so a document made of tiny nodes cannot cost
-	// far more memory than its size suggests.
-	MaxDocumentNodes = 1 << 20
+	// far more memory than its size suggests. They are counted from above
+	// before the document is parsed (an empty value or key counts, a line
+	// counts; ordinary YAML counts about twice its nodes), so a refused
+	// document never gets built: at this bound the largest tree the reader
+	// builds costs about 200 MB.
+	MaxDocumentNodes = 1 << 19
 
 	// MaxExpandedBytes bounds a document after YAML alias expansion (its
 	// scalars' bytes plus one per node): aliases may not make a document

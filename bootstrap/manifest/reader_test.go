@@ -87,7 +87,7 @@ func TestDocuments(t *testing.T) {
 		{"billion laughs", []byte(laughs(12)), nil, ErrTooLarge, "YAML aliases expand the document beyond"},
 		{"syntax error names the input line", []byte(a + "---\nkind: B\n  bad: [\n"), nil, ErrSyntax, "document 2: line 5: mapping values are not allowed"},
 		{"document too large", []byte("kind: A\ndata: " + strings.Repeat("x", MaxDocumentBytes) + "\n"), nil, ErrTooLarge, "larger than 8388608 bytes (MaxDocumentBytes)"},
-		{"too many nodes", []byte("x: [" + strings.Repeat("1,", MaxDocumentNodes) + "1]\n"), nil, ErrTooLarge, "more than 1048576 YAML nodes"},
+		{"too many nodes", []byte("x: [" + strings.Repeat("1,", MaxDocumentNodes) + "1]\n"), nil, ErrTooLarge, "more than 524288 YAML nodes (MaxDocumentNodes), counted before parsing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -48,6 +48,7 @@ import (
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
+	"github.com/nodeboot/nodeboot/controllers/nodeauth"
 	"github.com/nodeboot/nodeboot/controllers/report"
 	_ "github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/internal/tlsserve"
@@ -270,21 +271,45 @@ func run(ctx context.Context, o *options) error {
 	if err := setupReconcilers(ctx, mgr, o); err != nil {
 		return err
 	}
+	if err := addNodeEndpoints(mgr, o); err != nil {
+		return err
+	}
+	v := version.Get()
+	log.Info("Starting manager", "formats", registeredFormats(), "version", v.Version, "commit", v.Commit, "goVersion", v.GoVersion)
+	return mgr.Start(ctx)
+}
+
+// addNodeEndpoints adds the add-on fetch and bootstrap report servers that
+// are on, each with its credential index: an informer of its own on the
+// credential Secrets, so a request without a config's credential costs no
+// API call (controllers/nodeauth). KubeadmConfigs are read from the
+// manager's cache; only an authenticated request reads the API server.
+func addNodeEndpoints(mgr ctrl.Manager, o *options) error {
+	index := func(x *nodeauth.Index) *nodeauth.Index {
+		x.RESTConfig, x.Scheme, x.Namespace = mgr.GetConfig(), mgr.GetScheme(), o.watchNamespace
+		return x
+	}
 	if o.addonsFetchURL != "" {
-		h := &addonsctrl.FetchHandler{Reader: mgr.GetAPIReader()}
+		idx := index(addonsctrl.NewFetchIndex(mgr.GetCache()))
+		h := &addonsctrl.FetchHandler{Credentials: idx, Reader: mgr.GetAPIReader()}
+		if err := mgr.Add(idx); err != nil {
+			return fmt.Errorf("add the add-on fetch credential index: %w", err)
+		}
 		if err := mgr.Add(&addonsctrl.FetchServer{Addr: o.addonsFetchAddr, CertDir: o.addonsFetchCertDir, Handler: h}); err != nil {
 			return fmt.Errorf("add the add-on fetch server: %w", err)
 		}
 	}
 	if o.reportURL != "" {
-		h := &report.Handler{Reader: mgr.GetAPIReader(), Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor(controllerName)}
+		idx := index(report.NewCredentialIndex(mgr.GetCache()))
+		h := &report.Handler{Credentials: idx, Reader: mgr.GetAPIReader(), Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor(controllerName)}
+		if err := mgr.Add(idx); err != nil {
+			return fmt.Errorf("add the bootstrap report credential index: %w", err)
+		}
 		if err := mgr.Add(&report.Server{Addr: o.reportAddr, CertDir: o.reportCertDir, Handler: h}); err != nil {
 			return fmt.Errorf("add the bootstrap report server: %w", err)
 		}
 	}
-	v := version.Get()
-	log.Info("Starting manager", "formats", registeredFormats(), "version", v.Version, "commit", v.Commit, "goVersion", v.GoVersion)
-	return mgr.Start(ctx)
+	return nil
 }
 
 func setupChecks(mgr ctrl.Manager, webhooks bool) error {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -58,12 +57,9 @@ func diff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nodeboot diff: %v\n", err)
 		return 1
 	}
-	var secretsYAML []byte
-	if f.against == "-" {
-		secretsYAML, err = io.ReadAll(stdin)
-	} else {
-		secretsYAML, err = os.ReadFile(f.against)
-	}
+	// The same bounded reader as -f: /dev/zero or an endless pipe stops
+	// at the limit instead of exhausting memory.
+	secretsYAML, err := readSource("--against", f.against, stdin, manifest.MaxInputBytes, "manifest.MaxInputBytes")
 	if err != nil {
 		fmt.Fprintf(stderr, "nodeboot diff: %v\n", err)
 		return 1
@@ -100,11 +96,13 @@ func diff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // readSecrets reads every Secret of the file: single objects, several
-// documents, or a List as kubectl prints several objects.
+// documents, or a List as kubectl prints several objects. A List inside a
+// List is refused: kubectl never prints one, and reading each level again
+// would cost time quadratic in the nesting.
 func readSecrets(raw []byte) ([]*corev1.Secret, error) {
 	var out []*corev1.Secret
-	var add func(doc []byte) error
-	add = func(doc []byte) error {
+	var add func(doc []byte, inList bool) error
+	add = func(doc []byte, inList bool) error {
 		var tm struct {
 			APIVersion string            `json:"apiVersion"`
 			Kind       string            `json:"kind"`
@@ -114,9 +112,11 @@ func readSecrets(raw []byte) ([]*corev1.Secret, error) {
 			return fmt.Errorf("not a Kubernetes object: %w", err)
 		}
 		switch {
+		case inList && (tm.Kind == "List" || strings.HasSuffix(tm.Kind, "List")):
+			return fmt.Errorf("a %s inside a List is not read (kubectl never prints one)", tm.Kind)
 		case tm.Kind == "List" || strings.HasSuffix(tm.Kind, "List") && tm.APIVersion == "v1":
 			for i, item := range tm.Items {
-				if err := add(item); err != nil {
+				if err := add(item, true); err != nil {
 					return fmt.Errorf("items[%d]: %w", i, err)
 				}
 			}
@@ -134,7 +134,7 @@ func readSecrets(raw []byte) ([]*corev1.Secret, error) {
 		out = append(out, s)
 		return nil
 	}
-	if err := manifest.Documents(bytes.NewReader(raw), add); err != nil {
+	if err := manifest.Documents(bytes.NewReader(raw), func(doc []byte) error { return add(doc, false) }); err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -306,7 +306,9 @@ var (
 	jsonPath = regexp.MustCompile(`^\s*"path":\s*"([^"]*)"`)
 	jsonStr  = regexp.MustCompile(`^(\s*"[^"]+":\s*)("(?:[^"\\]|\\.)*")(,?)$`)
 	// keyPath is a file whose content is a private key whatever its encoding.
-	keyPath = regexp.MustCompile(`(?i)(\.key|[-_.]key\.pem|private[^/]*)$`)
+	// Key files, and credential files such as the bootstrap reporter's
+	// token, whose content is never shown.
+	keyPath = regexp.MustCompile(`(?i)(\.key|[-_.]key\.pem|private[^/]*|/token)$`)
 )
 
 // redactLines returns lines with secrets replaced by <redacted>, line for

@@ -20,6 +20,7 @@ Usage:
   nodeboot validate [-f FILE|-] [--name NAME] [--strict] [--feature-gates GATES]
   nodeboot diff [-f FILE|-] --against SECRET.yaml [--name NAME] [--diff] [--strict]
   nodeboot verify [--kubeconfig FILE] [--context C] [-n NS | --all-namespaces] [-o table|json] [--diff] [--strict]
+                  [--bootstrap-report-url URL [--bootstrap-report-ca-file FILE]]
   nodeboot version
 
   Without -f it renders an embedded example (a first control-plane node).
@@ -48,7 +49,9 @@ Usage:
   cluster that has bootstrap data: it rebuilds the input from the live
   objects with the controller's own code (read-only: list calls, nothing is
   ever written; config/rbac/verify-role.yaml is the ClusterRole it needs)
-  and compares with the stored Secret. One line per config (identical,
+  and compares with the stored Secret; data with a bootstrap reporter is
+  rebuilt with the config's stored credential, given the manager's report
+  URL and CA bundle. One line per config (identical,
   differs, cannot render, skipped with why, error), progress on standard
   error, then a summary such as identical: 85/86; it exits 0 only when
   nothing differs or fails.

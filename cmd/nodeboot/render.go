@@ -71,30 +71,43 @@ func render(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // bounded by the limit. os.ReadFile would trust a size of 0 from /dev/zero
 // and read forever.
 func readInput(file string, stdin io.Reader) ([]byte, error) {
-	var r io.Reader
-	name := file
-	switch file {
-	case "":
+	if file == "" {
 		return example, nil
-	case "-":
-		r, name = stdin, "standard input"
-	default:
-		f, err := os.Open(file) //nolint:gosec // G304: the file the user named on the command line
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.IsDir() {
-			return nil, fmt.Errorf("-f %s: is a directory", file)
-		}
-		r = f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, manifest.MaxInputBytes+1))
+	return readSource("-f", file, stdin, manifest.MaxInputBytes, "manifest.MaxInputBytes")
+}
+
+// readSource reads what a file flag names ("-" for stdin) through the one
+// bounded reader every input of the CLI goes through: an endless source
+// (/dev/zero, a pipe that never closes) stops at limit, with memory bounded
+// by it.
+func readSource(flagName, file string, stdin io.Reader, limit int, limitName string) ([]byte, error) {
+	if file == "-" {
+		return readLimited(stdin, "standard input", limit, limitName)
+	}
+	f, err := os.Open(file) //nolint:gosec // G304: the file the user named on the command line
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > manifest.MaxInputBytes {
-		return nil, manifest.TooLarge("%s: larger than %d bytes (manifest.MaxInputBytes)", name, manifest.MaxInputBytes)
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("%s %s: is a directory", flagName, file)
+	}
+	return readLimited(f, file, limit, limitName)
+}
+
+// readBounded reads a named file of at most limit bytes.
+func readBounded(file string, limit int, limitName string) ([]byte, error) {
+	return readSource("", file, nil, limit, limitName)
+}
+
+func readLimited(r io.Reader, name string, limit int, limitName string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > limit {
+		return nil, manifest.TooLarge("%s: larger than %d bytes (%s)", name, limit, limitName)
 	}
 	return data, nil
 }

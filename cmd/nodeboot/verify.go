@@ -20,14 +20,18 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
+	"github.com/nodeboot/nodeboot/controllers/report"
+	"github.com/nodeboot/nodeboot/internal/tlsserve"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
@@ -43,6 +47,9 @@ type verifyFlags struct {
 	workers                                int
 	timeout                                time.Duration
 	addons                                 addonsctrl.ExtensionOptions
+	// The manager's node endpoints, which the data of some configs embeds.
+	reportURL, reportCAFile, fetchCAFile string
+	reportCA                             []byte
 }
 
 func (f *verifyFlags) add(fs *flag.FlagSet) {
@@ -59,6 +66,51 @@ func (f *verifyFlags) add(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Minute, "give up after this long")
 	fs.IntVar(&f.addons.MaxBytes, "addons-max-bytes", 16384, "the manager's --addons-max-bytes")
 	fs.BoolVar(&f.addons.Compress, "addons-compress", true, "the manager's --addons-compress")
+	fs.StringVar(&f.addons.Fetch.URL, "addons-fetch-url", "", "the manager's --addons-fetch-url")
+	fs.StringVar(&f.fetchCAFile, "addons-fetch-ca-file", "", "the CA bundle the manager gives nodes for --addons-fetch-url (its --addons-fetch-ca-file, or ca.crt of its certificate directory)")
+	fs.StringVar(&f.reportURL, "bootstrap-report-url", "", "the manager's --bootstrap-report-url: configs whose data carries a reporter are rebuilt with their stored credential")
+	fs.StringVar(&f.reportCAFile, "bootstrap-report-ca-file", "", "the CA bundle the manager gives nodes for --bootstrap-report-url (its --bootstrap-report-ca-file, or ca.crt of its certificate directory)")
+}
+
+// maxCABundle bounds a CA bundle file: a few hundred certificates.
+const maxCABundle = 1 << 20
+
+// loadEndpoints reads and checks the node endpoint flags as the manager
+// does; a usage error is reported to stderr and returns false.
+func (f *verifyFlags) loadEndpoints(stderr io.Writer) bool {
+	type endpoint struct {
+		url, caFile, what, urlFlag, caFlag string
+		ca                                 *[]byte
+	}
+	for _, e := range []endpoint{
+		{f.reportURL, f.reportCAFile, "bootstrap report", "--bootstrap-report-url", "--bootstrap-report-ca-file", &f.reportCA},
+		{f.addons.Fetch.URL, f.fetchCAFile, "add-on fetch", "--addons-fetch-url", "--addons-fetch-ca-file", &f.addons.Fetch.CABundle},
+	} {
+		if e.url == "" {
+			if e.caFile != "" {
+				fmt.Fprintf(stderr, "nodeboot verify: %s needs %s\n", e.caFlag, e.urlFlag)
+				return false
+			}
+			continue
+		}
+		if err := tlsserve.CheckNodeURL(e.url, e.what); err != nil {
+			fmt.Fprintf(stderr, "nodeboot verify: %s: %v\n", e.urlFlag, err)
+			return false
+		}
+		if e.caFile == "" {
+			continue
+		}
+		ca, err := readBounded(e.caFile, maxCABundle, "1 MiB")
+		if err == nil {
+			err = tlsserve.CheckCABundle(ca, e.what)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "nodeboot verify: %s: %v\n", e.caFlag, err)
+			return false
+		}
+		*e.ca = ca
+	}
+	return true
 }
 
 // verifyRow is the outcome for one KubeadmConfig.
@@ -123,8 +175,19 @@ func verify(args []string, stdout, stderr io.Writer) int {
 	case f.timeout <= 0:
 		fmt.Fprintf(stderr, "nodeboot verify: --timeout must be positive\n")
 		return 2
+	case !f.loadEndpoints(stderr):
+		return 2
 	}
-	cfg, ns, err := restConfig(f)
+	cfg, ns, secrets, err := restConfig(f)
+	// Nothing verify prints may carry a credential of the kubeconfig: the
+	// messages are built not to, and every byte written goes through this
+	// replacement as well, for messages of libraries that echo a URL.
+	stdout, stderr = redactingWriter(stdout, secrets), redactingWriter(stderr, secrets)
+	// client-go and controller-runtime log through klog: to the same
+	// replacement, not straight to the process's standard error.
+	klog.LogToStderr(false)
+	klog.SetOutput(stderr)
+	ctrllog.SetLogger(klog.NewKlogr())
 	if err != nil {
 		fmt.Fprintf(stderr, "nodeboot verify: kubeconfig: %v\n", err)
 		return 1
@@ -133,7 +196,7 @@ func verify(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	rows, sum, err := verifyCluster(ctx, cfg, ns, f, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "nodeboot verify: %s\n", describeAccessError(err, cfg.Host))
+		fmt.Fprintf(stderr, "nodeboot verify: %s\n", describeAccessError(err, redactURL(cfg.Host)))
 		return 1
 	}
 	if f.output == "json" {
@@ -169,30 +232,34 @@ func verify(args []string, stdout, stderr io.Writer) int {
 }
 
 // restConfig loads the kubeconfig as kubectl does; ns is the namespace to
-// verify, "" for all.
-func restConfig(f verifyFlags) (*rest.Config, string, error) {
+// verify, "" for all; secrets are the kubeconfig's credentials, as far as
+// it could be read.
+func restConfig(f verifyFlags) (cfg *rest.Config, ns string, secrets []string, err error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	if f.kubeconfig != "" {
 		rules.ExplicitPath = f.kubeconfig
 	}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context})
-	cfg, err := cc.ClientConfig()
-	if err != nil {
-		return nil, "", err
+	if raw, err := rules.Load(); err == nil {
+		secrets = kubeconfigSecrets(raw)
 	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context})
+	if cfg, err = cc.ClientConfig(); err != nil {
+		return nil, "", secrets, err
+	}
+	secrets = append(secrets, restConfigSecrets(cfg)...)
 	// One slow response must not hold the run; lists are paged.
 	cfg.Timeout = time.Minute
 	cfg.QPS, cfg.Burst = 50, 100
 	if f.allNamespaces {
-		return cfg, "", nil
+		return cfg, "", secrets, nil
 	}
-	ns := f.namespace
+	ns = f.namespace
 	if ns == "" {
 		if ns, _, err = cc.Namespace(); err != nil {
-			return nil, "", err
+			return nil, "", secrets, err
 		}
 	}
-	return cfg, ns, nil
+	return cfg, ns, secrets, nil
 }
 
 func verifyScheme() (*kruntime.Scheme, error) {
@@ -225,6 +292,12 @@ func verifyCluster(ctx context.Context, cfg *rest.Config, ns string, f verifyFla
 		return nil, sum, err
 	}
 	rb := &controllers.Rebuilder{Reader: reader, Strict: f.strict}
+	if f.reportURL != "" {
+		rb.Reporter = &report.Extension{URL: f.reportURL, CABundle: f.reportCA, Stored: reader}
+	}
+	// The fetch fallback reuses each config's stored token; its Reader
+	// must be the snapshot too, never a client that could write.
+	f.addons.Fetch.Reader = reader
 	// As the manager: the add-on extension only when the API is served.
 	gvk := addonsv1.GroupVersion.WithKind("FirstBootAddon")
 	if _, err := live.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
@@ -310,9 +383,12 @@ func verifyOne(ctx context.Context, rb *controllers.Rebuilder, reader client.Rea
 		return row
 	}
 	built, err := rb.Rebuild(ctx, cfg, controllers.RebuildOptions{})
-	if errors.Is(err, controllers.ErrSkipped) {
+	switch {
+	case errors.Is(err, controllers.ErrSkipped):
 		row.Result, row.Details = "skipped", []string{err.Error()}
 		return row
+	case errors.Is(err, controllers.ErrReporter):
+		return fail("error", "its data carries a bootstrap reporter: run verify with the manager's --bootstrap-report-url and --bootstrap-report-ca-file to rebuild it")
 	}
 	s := &corev1.Secret{}
 	if gerr := reader.Get(ctx, client.ObjectKey{Namespace: cfg.Namespace, Name: cfg.Status.DataSecretName}, s); gerr != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/nodeboot/nodeboot/addons"
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/controllers"
 	"github.com/nodeboot/nodeboot/internal/objname"
 	"github.com/nodeboot/nodeboot/internal/tlsserve"
 	"github.com/nodeboot/nodeboot/provisioning"
@@ -68,7 +69,8 @@ const (
 	// hex sha256 of the manifest it holds.
 	FetchTokenKey = "token"
 	// FetchPath prefixes the endpoint's paths:
-	// FetchPath/<namespace>/<KubeadmConfig>/<sha256>?token=<credential>.
+	// FetchPath<namespace>/<KubeadmConfig>/<sha256>, with the credential in
+	// an "Authorization: Bearer" header.
 	FetchPath = "/nodeboot/v1/addons/"
 
 	fetchSecretSuffix = ".nodeboot-addons"
@@ -139,7 +141,10 @@ func (e *Extension) fetchFallback(ctx context.Context, cluster *clusterv1.Cluste
 		data[sum] = a.Manifest
 		total += len(a.Manifest)
 		remote[i].Manifest, remote[i].SHA256, remote[i].CABundle = nil, sum, fo.CABundle
-		remote[i].URL = strings.TrimSuffix(fo.URL, "/") + FetchPath + config.Namespace + "/" + config.Name + "/" + sum + "?token=" + token
+		// The credential travels in a header, never in the URL (logs,
+		// command lines).
+		remote[i].URL = strings.TrimSuffix(fo.URL, "/") + FetchPath + config.Namespace + "/" + config.Name + "/" + sum
+		remote[i].Credential = token
 		names = append(names, a.Name)
 	}
 	if len(names) == 0 || total > maxFetchSecret {
@@ -174,10 +179,9 @@ func (e *Extension) fetchFallback(ctx context.Context, cluster *clusterv1.Cluste
 	return nil
 }
 
-// ownedBy reports whether the config controls s.
+// ownedBy reports whether the config controls s (Kind, name and UID).
 func ownedBy(s *corev1.Secret, config *bootstrapv1.KubeadmConfig) bool {
-	c := metav1.GetControllerOf(s)
-	return c != nil && c.Kind == "KubeadmConfig" && c.Name == config.Name && (config.UID == "" || c.UID == config.UID)
+	return controllers.ConfigControls(config, s)
 }
 
 // newToken is a credential for one config: 256 random bits, URL-safe.

@@ -6,11 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeboot/nodeboot/addons"
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
@@ -28,8 +31,9 @@ func fetchSecret(ns, config, token string, manifest []byte) *corev1.Secret {
 }
 
 // TestFetchHandler: the endpoint answers a manifest only for its config's
-// credential and under its own digest; every other request gets the same
-// 404 (or 405 for other methods), whatever is wrong.
+// credential, sent in the Authorization header, and under its own digest;
+// every other request gets the same 404 (or 405 for other methods),
+// whatever is wrong.
 func TestFetchHandler(t *testing.T) {
 	manifest := []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n")
 	sum := addons.Digest(manifest)
@@ -40,31 +44,48 @@ func TestFetchHandler(t *testing.T) {
 	wrongType.Type = corev1.SecretTypeOpaque
 	notOwned := fetchSecret("ns", "stolen", token, manifest)
 	notOwned.OwnerReferences[0].Name = "other"
-	h := &FetchHandler{Reader: fakeClient(t, fetchSecret("ns", "cp-0", token, manifest), fetchSecret("ns", "cp-1", "other-token-"+token, manifest),
-		tampered, wrongType, notOwned)}
+	secrets := []*corev1.Secret{fetchSecret("ns", "cp-0", token, manifest), fetchSecret("ns", "cp-1", "other-token-"+token, manifest),
+		tampered, wrongType, notOwned}
+	objs := []client.Object{}
+	for _, s := range secrets {
+		objs = append(objs, s, &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: s.OwnerReferences[0].Name, UID: "u1"}})
+	}
+	c := fakeClient(t, objs...)
+	idx := NewFetchIndex(c)
+	idx.Wait = time.Millisecond
+	for _, s := range secrets {
+		idx.Add(s)
+	}
+	idx.MarkSynced()
+	h := &FetchHandler{Reader: c, Credentials: idx}
 	for _, tc := range []struct {
-		name, method, target string
-		code                 int
+		name, method, target, token string
+		code                        int
 	}{
-		{"the config's manifest", http.MethodGet, FetchPath + "ns/cp-0/" + sum + "?token=" + token, http.StatusOK},
-		{"HEAD", http.MethodHead, FetchPath + "ns/cp-0/" + sum + "?token=" + token, http.StatusOK},
-		{"another config's token", http.MethodGet, FetchPath + "ns/cp-1/" + sum + "?token=" + token, http.StatusNotFound},
-		{"no token", http.MethodGet, FetchPath + "ns/cp-0/" + sum, http.StatusNotFound},
-		{"token prefix", http.MethodGet, FetchPath + "ns/cp-0/" + sum + "?token=" + token[:20], http.StatusNotFound},
-		{"unknown digest", http.MethodGet, FetchPath + "ns/cp-0/" + strings.Repeat("0", 64) + "?token=" + token, http.StatusNotFound},
-		{"changed manifest", http.MethodGet, FetchPath + "ns/tampered/" + sum + "?token=" + token, http.StatusNotFound},
-		{"not a fetch Secret", http.MethodGet, FetchPath + "ns/opaque/" + sum + "?token=" + token, http.StatusNotFound},
-		{"another owner", http.MethodGet, FetchPath + "ns/stolen/" + sum + "?token=" + token, http.StatusNotFound},
-		{"no such config", http.MethodGet, FetchPath + "ns/cp-9/" + sum + "?token=" + token, http.StatusNotFound},
-		{"traversal", http.MethodGet, FetchPath + "ns/..%2Fcp-0/" + sum + "?token=" + token, http.StatusNotFound},
-		{"extra segment", http.MethodGet, FetchPath + "ns/cp-0/" + sum + "/x?token=" + token, http.StatusNotFound},
-		{"upper-case digest", http.MethodGet, FetchPath + "ns/cp-0/" + strings.ToUpper(sum) + "?token=" + token, http.StatusNotFound},
-		{"outside the prefix", http.MethodGet, "/ns/cp-0/" + sum + "?token=" + token, http.StatusNotFound},
-		{"POST", http.MethodPost, FetchPath + "ns/cp-0/" + sum + "?token=" + token, http.StatusMethodNotAllowed},
+		{"the config's manifest", http.MethodGet, FetchPath + "ns/cp-0/" + sum, token, http.StatusOK},
+		{"HEAD", http.MethodHead, FetchPath + "ns/cp-0/" + sum, token, http.StatusOK},
+		{"another config's token", http.MethodGet, FetchPath + "ns/cp-1/" + sum, token, http.StatusNotFound},
+		{"no token", http.MethodGet, FetchPath + "ns/cp-0/" + sum, "", http.StatusNotFound},
+		{"token prefix", http.MethodGet, FetchPath + "ns/cp-0/" + sum, token[:20], http.StatusNotFound},
+		{"token in the query", http.MethodGet, FetchPath + "ns/cp-0/" + sum + "?token=" + token, "", http.StatusNotFound},
+		{"unknown digest", http.MethodGet, FetchPath + "ns/cp-0/" + strings.Repeat("0", 64), token, http.StatusNotFound},
+		{"changed manifest", http.MethodGet, FetchPath + "ns/tampered/" + sum, token, http.StatusNotFound},
+		{"not a fetch Secret", http.MethodGet, FetchPath + "ns/opaque/" + sum, token, http.StatusNotFound},
+		{"another owner", http.MethodGet, FetchPath + "ns/stolen/" + sum, token, http.StatusNotFound},
+		{"no such config", http.MethodGet, FetchPath + "ns/cp-9/" + sum, token, http.StatusNotFound},
+		{"traversal", http.MethodGet, FetchPath + "ns/..%2Fcp-0/" + sum, token, http.StatusNotFound},
+		{"extra segment", http.MethodGet, FetchPath + "ns/cp-0/" + sum + "/x", token, http.StatusNotFound},
+		{"upper-case digest", http.MethodGet, FetchPath + "ns/cp-0/" + strings.ToUpper(sum), token, http.StatusNotFound},
+		{"outside the prefix", http.MethodGet, "/ns/cp-0/" + sum, token, http.StatusNotFound},
+		{"POST", http.MethodPost, FetchPath + "ns/cp-0/" + sum, token, http.StatusMethodNotAllowed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := httptest.NewRecorder()
-			h.ServeHTTP(w, httptest.NewRequest(tc.method, tc.target, nil))
+			r := httptest.NewRequest(tc.method, tc.target, nil)
+			if tc.token != "" {
+				r.Header.Set("Authorization", "Bearer "+tc.token)
+			}
+			h.ServeHTTP(w, r)
 			require.Equal(t, tc.code, w.Code)
 			if tc.code == http.StatusOK && tc.method == http.MethodGet {
 				require.Equal(t, manifest, w.Body.Bytes())
@@ -105,7 +126,10 @@ func TestFetchFallbackOnlyOverBudget(t *testing.T) {
 	require.LessOrEqual(t, len(out.Data), 16384)
 	token := string(res.Secrets[0].Data[FetchTokenKey])
 	require.Len(t, token, 43)
-	require.Contains(t, string(out.Data), "?token="+token)
+	require.NotContains(t, string(out.Data), "?token=", "the credential travels in a header, not in the URL")
+	for _, c := range res.Plan.Commands {
+		require.NotContains(t, c.Script, token, "nor on a command line")
+	}
 
 	existing := res.Secrets[0].DeepCopy()
 	in = vectorInput(t, dir)

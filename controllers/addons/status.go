@@ -101,8 +101,9 @@ func (r *FirstBootAddonReconciler) clusterStatus(ctx context.Context, resolver *
 	}
 	switch {
 	case !rec.Applied():
-		// The apply step redacts the URLs it records; an older step did not.
-		st.Phase, st.Message = addonsv1.AddonFailed, addons.RedactURLs(rec.Result)
+		// The apply step redacts the URLs it records (an older step did
+		// not), but not the kubectl output it records on failure.
+		st.Phase, st.Message = addonsv1.AddonFailed, addons.RedactResult(rec.Result)
 	case rec.SHA256 != expected:
 		st.Phase, st.Message = addonsv1.AddonApplied, "the node applied an earlier revision; first-boot add-ons are not re-applied"
 	default:

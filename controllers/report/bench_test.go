@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -35,17 +36,19 @@ func BenchmarkReports(b *testing.B) {
 		_ = bootstrapv1.AddToScheme(s)
 		builder := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&bootstrapv1.KubeadmConfig{})
 		tokens := make([]string, configs)
+		var secrets []*corev1.Secret
 		for i := range configs {
-			cfg := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("c-%d", i)}}
+			cfg := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("c-%d", i), UID: types.UID(fmt.Sprintf("uid-%d", i))}}
 			sec, err := NewCredentialSecret(cfg, "c")
 			if err != nil {
 				b.Fatal(err)
 			}
 			tokens[i] = string(sec.Data[CredentialKey])
 			builder = builder.WithObjects(cfg, sec)
+			secrets = append(secrets, sec)
 		}
 		c := builder.Build()
-		srv := httptest.NewTLSServer(&Handler{Reader: c, Client: c})
+		srv := httptest.NewTLSServer(&Handler{Reader: c, Client: c, Credentials: testIndex(c, 0, secrets...)})
 		cl := srv.Client()
 		cl.Transport.(*http.Transport).MaxIdleConnsPerHost = workers
 		bodies := []string{`{"phase":"started"}`, `{"phase":"failed","step":"kubeadm","exitCode":1,"log":"x"}`, `{"phase":"started"}`, `{"phase":"succeeded"}`}

@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"regexp"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -64,35 +62,4 @@ func SaveCredential(ctx context.Context, c client.Client, s *corev1.Secret) erro
 		}
 	}
 	return nil
-}
-
-var redactions = []struct {
-	re   *regexp.Regexp
-	with string
-}{
-	// PEM private keys, whole blocks and cut-off ones.
-	{regexp.MustCompile(`(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(-----END [A-Z ]*PRIVATE KEY-----|\z)`), "[redacted private key]"},
-	// kubeadm bootstrap tokens and certificate keys.
-	{regexp.MustCompile(`\b[a-z0-9]{6}\.[a-z0-9]{16}\b`), "[redacted token]"},
-	{regexp.MustCompile(`(?i)(--certificate-key[= ]+)[a-f0-9]{64}`), "${1}[redacted]"},
-	// Bearer credentials and key=value secrets.
-	{regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+`), "${1}[redacted]"},
-	{regexp.MustCompile(`(?i)((?:password|passwd|token|secret)["']?\s*[:=]\s*["']?)[^\s"',]+`), "${1}[redacted]"},
-}
-
-// Redact removes what looks like a key, token or password from node
-// output, and keeps its last MaxLogLines lines. The node redacts before
-// sending; this is the second line of defence, for Events and conditions.
-func Redact(log string) string {
-	// Redact before cutting: a key block cut at its BEGIN line would no
-	// longer be recognised.
-	out := strings.ToValidUTF8(log, "?")
-	for _, r := range redactions {
-		out = r.re.ReplaceAllString(out, r.with)
-	}
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) > MaxLogLines {
-		lines = lines[len(lines)-MaxLogLines:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -7,9 +7,12 @@ import (
 	"net/url"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/controllers"
@@ -36,6 +39,10 @@ type Extension struct {
 	// CABundle is the PEM nodes trust the endpoint with; empty uses the
 	// node's system trust.
 	CABundle []byte
+	// Stored, when set, rebuilds data that exists instead of minting a
+	// credential: the config's own credential Secret is read through it
+	// (nodeboot verify, which never writes). See StoredCredential.
+	Stored client.Reader
 }
 
 var _ controllers.Extension = (*Extension)(nil)
@@ -47,7 +54,7 @@ func (e *Extension) MutateConfig(context.Context, *clusterv1.Cluster, *bootstrap
 }
 
 // MutatePlan implements controllers.Extension.
-func (e *Extension) MutatePlan(_ context.Context, cluster *clusterv1.Cluster, config *bootstrapv1.KubeadmConfig, result *bootstrap.Result) error {
+func (e *Extension) MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, config *bootstrapv1.KubeadmConfig, result *bootstrap.Result) error {
 	failFast := false
 	if v, ok := config.Annotations[AnnotationFailFast]; ok {
 		switch v {
@@ -77,7 +84,13 @@ func (e *Extension) MutatePlan(_ context.Context, cluster *clusterv1.Cluster, co
 	// The reporter changes the data anyway: kubeadm init need not print
 	// its token into the logs the reporter reads.
 	result.QuietInitToken()
-	sec, err := NewCredentialSecret(config, cluster.Name)
+	newSecret := NewCredentialSecret
+	if e.Stored != nil {
+		newSecret = func(config *bootstrapv1.KubeadmConfig, _ string) (*corev1.Secret, error) {
+			return StoredCredential(ctx, e.Stored, config)
+		}
+	}
+	sec, err := newSecret(config, cluster.Name)
 	if err != nil {
 		return err
 	}
@@ -92,6 +105,11 @@ func (e *Extension) MutatePlan(_ context.Context, cluster *clusterv1.Cluster, co
 		return fmt.Errorf("bootstrap report: %w", err)
 	}
 	result.Secrets = append(result.Secrets, sec)
+	// New data for a config whose nodes reported (a MachinePool's token
+	// rotation) resets nothing: a node's final result stays final.
+	if conditions.Has(config, NodeBootstrappedCondition) {
+		return nil
+	}
 	result.Conditions = append(result.Conditions, metav1.Condition{
 		Type: NodeBootstrappedCondition, Status: metav1.ConditionUnknown, Reason: PendingReason,
 		Message: "waiting for the node's first report",

@@ -11,7 +11,6 @@ package report
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +34,7 @@ import (
 
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/controllers"
+	"github.com/nodeboot/nodeboot/controllers/nodeauth"
 )
 
 // Path prefixes the endpoint: POST Path<namespace>/<KubeadmConfig> with
@@ -81,6 +81,10 @@ type Report struct {
 	// Log is the tail of the failed step's output, redacted on the node and
 	// again here.
 	Log string `json:"log,omitempty"`
+	// Node names the instance (its host name, what kubelet registers): a
+	// MachinePool's instances share one config, and each reports its own
+	// result. Optional for a Machine's config.
+	Node string `json:"node,omitempty"`
 }
 
 var (
@@ -90,6 +94,9 @@ var (
 
 // validate checks a decoded report; messages name fields, never values.
 func (r *Report) validate() error {
+	if r.Node != "" && !validNode(r.Node) {
+		return errors.New("node must be a DNS subdomain of at most 253 characters")
+	}
 	switch r.Phase {
 	case PhaseStarted, PhaseSucceeded:
 		if r.Step != "" || r.ExitCode != nil || r.Log != "" {
@@ -113,8 +120,11 @@ func (r *Report) validate() error {
 // condition only forward (a replay, or anything after success, changes
 // nothing) and is rate limited per config.
 type Handler struct {
-	// Reader reads credential Secrets and KubeadmConfigs (uncached: a
-	// report is rare and must see a credential written a moment ago).
+	// Credentials authenticates a report (NewCredentialIndex): no API
+	// call for a request without the config's credential.
+	Credentials *nodeauth.Index
+	// Reader reads the KubeadmConfig a report is recorded on, once it is
+	// authenticated (uncached: the patch is computed against it).
 	Reader client.Reader
 	// Client patches the KubeadmConfig's status.
 	Client client.Client
@@ -198,13 +208,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
 	switch err := h.authenticate(ctx, key, token); {
-	case errors.Is(err, errUnauthorized):
+	case errors.Is(err, nodeauth.ErrUnauthorized):
 		ReportsTotal.WithLabelValues(ResultUnauthorized).Inc()
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
 	case err != nil:
 		ReportsTotal.WithLabelValues(ResultError).Inc()
-		ctrl.LoggerFrom(ctx).Error(err, "bootstrap report: cannot read the credential", "KubeadmConfig", key.String())
+		if !errors.Is(err, nodeauth.ErrNotReady) {
+			ctrl.LoggerFrom(ctx).Error(err, "bootstrap report: cannot authenticate", "KubeadmConfig", key.String())
+		}
+		w.Header().Set("Retry-After", "5")
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
 		return
 	}
@@ -241,6 +254,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	changed, err := h.record(ctx, key, &rep)
+	if errors.Is(err, errNodeRequired) {
+		ReportsTotal.WithLabelValues(ResultInvalid).Inc()
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	if err != nil {
 		ReportsTotal.WithLabelValues(ResultError).Inc()
 		ctrl.LoggerFrom(ctx).Error(err, "bootstrap report: cannot record", "KubeadmConfig", key.String())
@@ -256,71 +274,110 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusAccepted)
 }
 
-var errUnauthorized = errors.New("unauthorized")
-
-// authenticate compares the credential with the config's, in constant time.
+// authenticate checks the credential against the config's through the
+// index: a stranger's request costs no API call and is answered after the
+// index's wait, whatever was wrong (see package nodeauth).
 func (h *Handler) authenticate(ctx context.Context, key client.ObjectKey, token string) error {
-	s := &corev1.Secret{}
-	err := h.Reader.Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: CredentialSecretName(key.Name)}, s)
-	if apierrors.IsNotFound(err) {
-		return errUnauthorized
+	if h.Credentials == nil {
+		return nodeauth.ErrNotReady
 	}
-	if err != nil {
-		return err
-	}
-	want := s.Data[CredentialKey]
-	c := metav1.GetControllerOf(s)
-	if s.Type != CredentialSecretType || len(want) == 0 || c == nil || c.Kind != "KubeadmConfig" || c.Name != key.Name ||
-		subtle.ConstantTimeCompare(want, []byte(token)) != 1 {
-		return errUnauthorized
-	}
-	return nil
+	_, err := h.Credentials.Authenticate(ctx, key.Namespace, key.Name, CredentialSecretName(key.Name), token)
+	return err
 }
 
+// errNodeRequired refuses a report without a node name for a MachinePool's
+// config: the pool's instances share the config, and a nameless report
+// could be any of them.
+var errNodeRequired = errors.New("node is required for a MachinePool's KubeadmConfig")
+
+// maxRecordAttempts bounds the reads and writes of one report among
+// conflicting writers.
+const maxRecordAttempts = 5
+
 // record moves the condition forward; it reports whether anything changed.
-// The patch is optimistic: the reconciler writes the same conditions list,
-// and a merge patch replaces the whole list, so a patch over a stale read
-// would drop what the other wrote. A conflict reads again.
+// Every write carries the resourceVersion it was computed from: the
+// reconciler writes the same conditions list, and a merge patch replaces
+// the whole list, so a patch over a stale read would drop what the other
+// wrote. A conflict reads again. For a MachinePool's config the node's own
+// result is recorded first (see instances.go), then the summary.
 func (h *Handler) record(ctx context.Context, key client.ObjectKey, rep *Report) (bool, error) {
 	want := condition(rep)
 	var config *bootstrapv1.KubeadmConfig
+	recorded, pool := false, false
+	var started time.Time
 	for attempt := 0; ; attempt++ {
+		if attempt == maxRecordAttempts {
+			return false, fmt.Errorf("record a report on KubeadmConfig %s: still conflicting after %d attempts", key, attempt)
+		}
 		config = &bootstrapv1.KubeadmConfig{}
 		if err := h.Reader.Get(ctx, key, config); err != nil {
 			return false, err
 		}
-		cur := conditions.Get(config, NodeBootstrappedCondition)
-		if cur != nil && (cur.Reason == SucceededReason || cur.Reason == want.Reason && cur.Message == want.Message ||
-			cur.Reason == FailedReason && want.Reason == RunningReason) {
+		next := want
+		if pool = ownedByPool(config); pool {
+			if rep.Node == "" {
+				return false, errNodeRequired
+			}
+			in := readInstances(config)
+			prev := in[rep.Node]
+			if in.record(rep.Node, want, h.now()) {
+				if err := h.patchInstances(ctx, config, in); apierrors.IsConflict(err) {
+					continue
+				} else if err != nil {
+					return false, err
+				}
+				recorded = true
+				if prev.Result == RunningReason {
+					started = prev.Time.Time
+				}
+			}
+			next = in.condition()
+			if cur := conditions.Get(config, NodeBootstrappedCondition); cur != nil && conditions.HasSameStateExceptObservedGeneration(cur, &next) {
+				break
+			}
+		} else if cur := conditions.Get(config, NodeBootstrappedCondition); cur != nil && (cur.Reason == SucceededReason ||
+			cur.Reason == want.Reason && cur.Message == want.Message || cur.Reason == FailedReason && want.Reason == RunningReason) {
 			// Success is final; a replay is a no-op; a late "started" after a
 			// failure (retries are out of order) does not hide the failure.
 			return false, nil
 		}
 		orig := config.DeepCopy()
-		conditions.Set(config, want)
+		conditions.Set(config, next)
 		if err := controllers.SetReady(config); err != nil {
 			return false, err
 		}
 		err := h.Client.Status().Patch(ctx, config, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 		if err == nil {
+			recorded = recorded || !pool
 			break
 		}
-		if !apierrors.IsConflict(err) || attempt == 4 {
+		if !apierrors.IsConflict(err) {
 			return false, err
 		}
 	}
+	if !recorded {
+		return false, nil
+	}
 	if want.Reason == SucceededReason {
-		if c := conditions.Get(config, bootstrapv1.KubeadmConfigDataSecretAvailableCondition); c != nil && c.Status == metav1.ConditionTrue {
+		if pool {
+			if !started.IsZero() {
+				BootstrapSeconds.Observe(h.now().Sub(started).Seconds())
+			}
+		} else if c := conditions.Get(config, bootstrapv1.KubeadmConfigDataSecretAvailableCondition); c != nil && c.Status == metav1.ConditionTrue {
 			BootstrapSeconds.Observe(h.now().Sub(c.LastTransitionTime.Time).Seconds())
 		}
 	}
 	if h.Recorder != nil {
+		prefix := ""
+		if pool {
+			prefix = rep.Node + ": "
+		}
 		switch want.Reason {
 		case FailedReason:
 			// The step and exit code first, then as much of the log's end
 			// as fits: the last lines are the ones that say why.
-			msg := want.Message
-			if log := Redact(rep.Log); log != "" {
+			msg := prefix + want.Message
+			if log := eventLog(rep.Log); log != "" {
 				if room := maxEvent - len(msg) - len("\n..."); len(log) > room {
 					log = "..." + strings.ToValidUTF8(log[len(log)-room:], "")
 				}
@@ -328,10 +385,25 @@ func (h *Handler) record(ctx context.Context, key client.ObjectKey, rep *Report)
 			}
 			h.Recorder.Event(config, corev1.EventTypeWarning, "BootstrapFailed", msg)
 		case SucceededReason:
-			h.Recorder.Event(config, corev1.EventTypeNormal, "BootstrapSucceeded", want.Message)
+			h.Recorder.Event(config, corev1.EventTypeNormal, "BootstrapSucceeded", prefix+want.Message)
 		}
 	}
 	return true, nil
+}
+
+// patchInstances writes a MachinePool config's instance results, with the
+// resourceVersion they were read at.
+func (h *Handler) patchInstances(ctx context.Context, config *bootstrapv1.KubeadmConfig, in instances) error {
+	value, err := in.encode()
+	if err != nil {
+		return err
+	}
+	orig := config.DeepCopy()
+	if config.Annotations == nil {
+		config.Annotations = map[string]string{}
+	}
+	config.Annotations[nodebootv1.BootstrapReportsAnnotation] = value
+	return h.Client.Patch(ctx, config, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 }
 
 // condition is what a report says about the node.
@@ -354,32 +426,3 @@ func condition(rep *Report) metav1.Condition {
 	}
 	return c
 }
-
-// lastLine is the last line of a log that says what went wrong, printable
-// characters only: blank lines, terminal colours and kubeadm's closing hint
-// ("To see the stack trace of this error execute with --v=5 or higher",
-// printed after every error) are skipped, so a failed kubeadm reports its
-// error, not the hint (found on a real node by test/e2e).
-func lastLine(log string) string {
-	lines := strings.Split(log, "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(strings.Map(func(r rune) rune {
-			if r < 0x20 || r == 0x7f {
-				return -1
-			}
-			return r
-		}, ansiEscape.ReplaceAllString(lines[i], "")))
-		if l == "" || strings.HasPrefix(l, kubeadmStackTraceHint) {
-			continue
-		}
-		return l
-	}
-	return ""
-}
-
-// kubeadmStackTraceHint starts the line kubeadm prints after every error.
-const kubeadmStackTraceHint = "To see the stack trace of this error execute with --v="
-
-// ansiEscape is a terminal control sequence (kubeadm's preflight colours its
-// output when it thinks it writes to a terminal).
-var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)

@@ -41,6 +41,7 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, bootstrapv1.AddToScheme(s))
 	b := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&bootstrapv1.KubeadmConfig{})
 	e := &env{tokens: map[string]string{}}
+	var secrets []*corev1.Secret
 	for _, name := range []string{"cp-0", "w-0"} {
 		cfg := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID("uid-" + name)}}
 		// What the reconciler left: data and certificates out, Ready.
@@ -52,10 +53,11 @@ func newEnv(t *testing.T) *env {
 		require.NoError(t, err)
 		e.tokens[name] = string(sec.Data[CredentialKey])
 		b = b.WithObjects(cfg, sec)
+		secrets = append(secrets, sec)
 	}
 	e.c = b.Build()
 	e.events = record.NewFakeRecorder(100)
-	e.h = &Handler{Reader: e.c, Client: e.c, Recorder: e.events}
+	e.h = &Handler{Reader: e.c, Client: e.c, Recorder: e.events, Credentials: testIndex(e.c, time.Millisecond, secrets...)}
 	return e
 }
 

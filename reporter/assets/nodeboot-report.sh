@@ -15,9 +15,15 @@
 #   flush                sends the spool once, in the foreground
 #
 # The credential is read from a file and passed to curl or wget in a
-# configuration file, never on a command line, and never printed.
+# configuration file, never on a command line, in the environment or in the
+# URL, and never printed. With a CA bundle only that bundle is trusted; no
+# redirect is followed; every attempt has a deadline.
 # NODEBOOT_REPORT_ROOT prefixes every path (to flush another root's spool);
 # NODEBOOT_REPORT_DEADLINE bounds the retries in seconds (default 1800).
+#
+# A traced shell (sh -x, or SHELLOPTS=xtrace handed down to bash as sh)
+# would print what commands read: no tracing here.
+set +x
 umask 077
 R=${NODEBOOT_REPORT_ROOT:-}
 CONF=$R/etc/nodeboot/report
@@ -25,6 +31,9 @@ STATE=$R/var/lib/nodeboot/report
 SPOOL=$STATE/spool
 LOCK=$R/run/nodeboot-report.lock
 DEADLINE=${NODEBOOT_REPORT_DEADLINE:-1800}
+case $DEADLINE in ''|*[!0-9]*) DEADLINE=1800 ;; esac
+# T bounds one attempt: 30 s, and not much past the deadline.
+T=30; [ "$DEADLINE" -ge 30 ] || T=$((DEADLINE + 1))
 SELF=$0
 
 say() { printf 'nodeboot-report: %s\n' "$*" >&2; }
@@ -45,32 +54,31 @@ sentinel_ok() {
 # server answered.
 spool() {
   mkdir -p "$SPOOL" 2>/dev/null || return 0
-  printf '%s' "$2" > "$SPOOL/.$1.tmp" 2>/dev/null && mv -f "$SPOOL/.$1.tmp" "$SPOOL/$1.json" 2>/dev/null
+  # The node name (kubelet's default: the host name, lower case) tells a
+  # MachinePool's instances apart; a name that is no DNS name is left out.
+  n=$(uname -n 2>/dev/null | tr A-Z a-z)
+  case $n in ''|*[!a-z0-9.-]*|[.-]*|*[.-]) b=$2 ;; *) b="{\"node\":\"$n\",${2#?}" ;; esac
+  printf '%s' "$b" > "$SPOOL/.$1.tmp" 2>/dev/null && mv -f "$SPOOL/.$1.tmp" "$SPOOL/$1.json" 2>/dev/null
   return 0
 }
 
 # redact removes keys, tokens and passwords from a log on stdin and keeps
-# its last 50 lines, each cut at 512 bytes, JSON-escaped on one line.
+# its last 50 lines that are not blank, each cut at 512 bytes, JSON-escaped
+# on one line. The sed program is internal/redact's table, the one the
+# manager redacts with too; script.go puts it in place of @REDACTIONS@.
+# LC_ALL=C: in a UTF-8 locale a byte that is not UTF-8 would end a match
+# in the middle of a secret.
 redact() {
   sedf=$(mktemp "${TMPDIR:-/tmp}/nodeboot-report.XXXXXX") || return 0
   cat > "$sedf" <<'SED'
-s/-----BEGIN [A-Z ]*PRIVATE KEY-----.*-----END [A-Z ]*PRIVATE KEY-----/[redacted private key]/g
-/-----BEGIN [A-Z ]*PRIVATE KEY-----/,/-----END [A-Z ]*PRIVATE KEY-----/{
-/-----END [A-Z ]*PRIVATE KEY-----/!d
-s/.*/[redacted private key]/
-}
-s/^[[:space:]]*[A-Za-z0-9+/=]{40,}[[:space:]]*$/[redacted]/
-s/[a-z0-9]{6}\.[a-z0-9]{16}/[redacted token]/g
-s/(--certificate-key[= ]+)[a-fA-F0-9]{64}/\1[redacted]/g
-s/([Bb][Ee][Aa][Rr][Ee][Rr][[:space:]]+)[A-Za-z0-9._~+/=-]+/\1[redacted]/g
-s/(([Pp][Aa][Ss][Ss]([Ww][Oo][Rr][Dd]|[Ww][Dd])|[Tt][Oo][Kk][Ee][Nn]|[Ss][Ee][Cc][Rr][Ee][Tt])["']?[[:space:]]*[:=][[:space:]]*["']?)[^[:space:]"',]+/\1[redacted]/g
+@REDACTIONS@
 SED
   if [ -s "$CONF/token" ]; then
     # The credential itself, should a command have printed it.
     printf 's/%s/[redacted]/g\n' "$(cat "$CONF/token")" >> "$sedf"
   fi
   # Terminal colours (kubeadm's preflight) go whole, not as bare "[0;37m".
-  tail -n 1000 | sed "s/$(printf '\033')\[[0-9;?]*[@-~]//g" | tr '\011' ' ' | tr -d '\000-\010\013-\037\177' | sed -E -f "$sedf" | tail -n 50 | cut -c 1-512 |
+  tail -n 1000 | sed "s/$(printf '\033')\[[0-9;?]*[@-~]//g" | tr '\011' ' ' | tr -d '\000-\010\013-\037\177' | LC_ALL=C sed -E -f "$sedf" | tail -n 50 | cut -c 1-512 |
     sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/$/\\n/' | tr -d '\n'
   rm -f "$sedf"
 }
@@ -78,10 +86,11 @@ SED
 # logtail prints the output a failed step left: what the unit's processes
 # wrote to the journal (not systemd's own lines about the unit, such as
 # "Triggering OnFailure= dependencies", which -u would add after the error),
-# or the cloud-init output log.
+# or the cloud-init output log. At most its last MiB, read from the end:
+# a step that printed one endless line must not make a tool hold it.
 logtail() {
   if [ -n "$1" ] && command -v journalctl >/dev/null 2>&1; then
-    journalctl "_SYSTEMD_UNIT=$1" -b -n 1000 -o cat --no-pager 2>/dev/null
+    journalctl "_SYSTEMD_UNIT=$1" -b -n 1000 -o cat --no-pager 2>/dev/null | tail -c 1048576
     return 0
   fi
   log=$(setting log)
@@ -91,8 +100,10 @@ logtail() {
   off=$(cat "$STATE/offset" 2>/dev/null)
   size=$(wc -c < "$R$log" 2>/dev/null)
   case $off in ''|*[!0-9]*) off=0 ;; esac
-  [ "${size:-0}" -ge "$off" ] 2>/dev/null || off=0
-  tail -c +$((off + 1)) "$R$log" 2>/dev/null | tail -n 1000
+  case $size in ''|*[!0-9]*) size=0 ;; esac
+  [ "$size" -ge "$off" ] || off=0
+  [ $((size - off)) -le 1048576 ] || off=$((size - 1048576))
+  tail -c +$((off + 1)) "$R$log" 2>/dev/null | head -c 1048576
   return 0
 }
 
@@ -113,7 +124,8 @@ record_failure() {
   once failed || return 0
   # Let the output that explains the failure reach the log first.
   [ -n "$3" ] || sleep 1
-  log=$(logtail "$3" | redact)
+  # Lines are cut before redact buffers them; it cuts them at 512 after.
+  log=$(logtail "$3" | cut -c 1-4096 | redact)
   spool 2-failed "{\"phase\":\"failed\",\"step\":\"$1\",\"exitCode\":$2,\"log\":\"$log\"}"
   say "$1 exited $2; reporting the failure"
   kick
@@ -142,23 +154,43 @@ kick() {
   return 0
 }
 
-# post FILE sends one report; prints the HTTP status (000: no answer).
-post() {
+# bounded SECS CMD... runs CMD, stopped after SECS seconds: by timeout
+# where there is one, else by a watchdog.
+bounded() {
+  b=$1; shift
+  if command -v timeout >/dev/null 2>&1; then timeout "$b" "$@"; return; fi
+  "$@" & bp=$!
+  (sleep "$b"; kill "$bp") >/dev/null 2>&1 & bw=$!
+  wait "$bp"; b=$?
+  kill "$bw" 2>/dev/null
+  return $b
+}
+
+# post FILE sends one report; prints the HTTP status (000: no answer). A
+# subshell, so the trust it sets up stays in it. With a CA bundle only the
+# bundle is trusted, whatever the system store, SSL_CERT_FILE, SSL_CERT_DIR
+# or CURL_CA_BUNDLE say; no redirect is followed (only the configured URL
+# answers), ~/.curlrc is not read, and an attempt ends within T seconds.
+# The credential reaches the 0600 configuration file without being a shell
+# word. BusyBox wget cannot verify a server, so it is not used.
+post() (
   url=$(cat "$CONF/url" 2>/dev/null)
-  [ -n "$url" ] && [ -s "$CONF/token" ] || { echo 000; return 0; }
-  tmp=$(mktemp -d "${TMPDIR:-/tmp}/nodeboot-report.XXXXXX") || { echo 000; return 0; }
+  [ -n "$url" ] && [ -s "$CONF/token" ] || { echo 000; exit 0; }
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/nodeboot-report.XXXXXX") || { echo 000; exit 0; }
+  mkdir "$tmp/ca"
   ca=
-  [ -s "$CONF/ca.crt" ] && ca=$CONF/ca.crt
+  if [ -s "$CONF/ca.crt" ]; then
+    ca=$CONF/ca.crt SSL_CERT_FILE=$CONF/ca.crt SSL_CERT_DIR=$tmp/ca CURL_CA_BUNDLE=$CONF/ca.crt
+    export SSL_CERT_FILE SSL_CERT_DIR CURL_CA_BUNDLE
+  fi
   if command -v curl >/dev/null 2>&1; then
-    printf 'header = "Authorization: Bearer %s"\n' "$(cat "$CONF/token")" > "$tmp/curlrc"
-    code=$(curl -sS -o /dev/null -w '%{http_code}' --connect-timeout 10 --max-time 30 ${ca:+--cacert "$ca"} \
-      -K "$tmp/curlrc" -H 'Content-Type: application/json' --data-binary "@$1" "$url" 2>/dev/null) || code=000
+    { printf 'header = "Authorization: Bearer '; tr -d '\r\n' < "$CONF/token"; echo '"'; } > "$tmp/rc"
+    code=$(curl -q -sS -o /dev/null -w '%{http_code}' --connect-timeout 10 --max-time "$T" ${ca:+--cacert "$ca" --capath "$tmp/ca"} \
+      -K "$tmp/rc" -H 'Content-Type: application/json' --data-binary "@$1" "$url" 2>/dev/null) || code=000
   elif wget --version 2>/dev/null | grep -q 'GNU Wget'; then
-    # GNU wget only: BusyBox wget cannot verify the server's certificate,
-    # and the credential must not go to a server nobody verified.
-    printf 'header = Authorization: Bearer %s\n' "$(cat "$CONF/token")" > "$tmp/wgetrc"
-    wget --config="$tmp/wgetrc" -S -O /dev/null --timeout=30 --tries=1 ${ca:+--ca-certificate="$ca"} \
-      --header='Content-Type: application/json' --post-file="$1" "$url" 2>"$tmp/err"
+    { echo 'check_certificate = on'; printf 'header = Authorization: Bearer '; tr -d '\r\n' < "$CONF/token"; echo; } > "$tmp/rc"
+    bounded "$T" wget --config="$tmp/rc" -S -O /dev/null --timeout="$T" --tries=1 --max-redirect=0 \
+      ${ca:+--ca-certificate="$ca" --ca-directory="$tmp/ca"} --header='Content-Type: application/json' --post-file="$1" "$url" 2>"$tmp/err"
     code=$(sed -n 's/^ *HTTP\/[0-9.]* \([0-9][0-9][0-9]\).*/\1/p' "$tmp/err" | tail -n 1)
     [ -n "$code" ] || code=000
   else
@@ -166,7 +198,7 @@ post() {
   fi
   rm -rf "$tmp"
   echo "$code"
-}
+)
 
 # pass sends the spooled reports in order, stopping at the first that must
 # be retried (so the server sees them in order); returns 1 then, 2 when
@@ -187,6 +219,8 @@ pass() {
   return 0
 }
 
+notool() { say "no curl or GNU wget (BusyBox wget cannot verify the server): reports stay in $SPOOL"; }
+
 send() {
   mkdir -p "${LOCK%/*}" 2>/dev/null
   if ! mkdir "$LOCK" 2>/dev/null; then
@@ -199,7 +233,7 @@ send() {
   start=$(date +%s); delay=2
   while :; do
     pass; rc=$?
-    [ $rc -eq 2 ] && { say "neither curl nor GNU wget: reports stay in $SPOOL"; break; }
+    [ $rc -eq 2 ] && { notool; break; }
     if [ $rc -eq 0 ]; then
       # A report spooled while this pass ran.
       sleep 1
@@ -270,7 +304,7 @@ case ${1:-} in
   waiter) waiter "${2:-1}"; exit 0 ;;
   flush)
     pass; rc=$?
-    [ $rc -eq 2 ] && say "neither curl nor GNU wget: reports stay in $SPOOL"
+    [ $rc -eq 2 ] && notool
     [ $rc -eq 0 ]; exit ;;
   *) say "usage: nodeboot-report started|check RC STEP|step STEP|finish RC|unit-failed UNIT|flush"; exit 0 ;;
 esac

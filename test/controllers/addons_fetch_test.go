@@ -64,7 +64,10 @@ func TestAddonsFetchFallback(t *testing.T) {
 	ln.Close()
 	opts := managerAddonOptions
 	opts.Fetch = addonsctrl.FetchOptions{URL: "https://" + addr, CABundle: ca, Reader: k8s}
-	server := &addonsctrl.FetchServer{Addr: addr, CertDir: certDir, Handler: &addonsctrl.FetchHandler{Reader: k8s}}
+	// As cmd/manager runs it: the credential index is an informer of its own.
+	idx := addonsctrl.NewFetchIndex(k8s)
+	idx.RESTConfig, idx.Scheme = cfg, scheme
+	server := &addonsctrl.FetchServer{Addr: addr, CertDir: certDir, Handler: &addonsctrl.FetchHandler{Credentials: idx, Reader: k8s}}
 	budgets := map[string]string{"65536": newNamespace(t, "addons-budget"), "1e6": newNamespace(t, "addons-budget-invalid")}
 	for value, bns := range budgets {
 		c := createCluster(t, bns, clusterOptions{network: addonNetwork, labels: map[string]string{addonLabel: "standard"}})
@@ -77,7 +80,7 @@ func TestAddonsFetchFallback(t *testing.T) {
 		}
 	}
 	startManager(t, managerOptions{provider: nodeboot, addons: &opts, namespaces: []string{ns, budgets["65536"], budgets["1e6"]},
-		runnables: []manager.Runnable{server}})
+		runnables: []manager.Runnable{idx, server}})
 	for _, n := range []string{ns, budgets["65536"], budgets["1e6"]} {
 		createIgnitionInit(t, n)
 	}
@@ -149,8 +152,11 @@ func TestAddonsFetchFallback(t *testing.T) {
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(index)), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) != 6 || !strings.HasPrefix(f[4], "https://"+addr+addonsctrl.FetchPath) || !strings.HasPrefix(f[5], "ca-") {
-			t.Fatalf("index line is not a fetched add-on with the serving CA: %q", addons.RedactURL(line))
+		// name, version, sha256, file, url, CA file, credential file: the
+		// credential is not in the URL.
+		if len(f) != 7 || !strings.HasPrefix(f[4], "https://"+addr+addonsctrl.FetchPath) || strings.Contains(f[4], "?") ||
+			!strings.HasPrefix(f[5], "ca-") || !strings.HasPrefix(f[6], "token-") {
+			t.Fatalf("index line is not a fetched add-on with the serving CA and a credential file: %q", addons.RedactURL(strings.Join(f[:min(len(f), 6)], "\t")))
 		}
 		if _, err := os.Stat(filepath.Join(addonDir, f[3])); !os.IsNotExist(err) {
 			t.Fatalf("%s is in the bootstrap data: %v", f[3], err)

@@ -161,6 +161,22 @@ func must(t testing.TB, err error) {
 	}
 }
 
+// labKubeletArgs are the kubelet flags every lab node needs: this machine's
+// cgroups are v1 and have no systemd driver inside the nodes; and the nodes'
+// disks are the host's shared one, whose free share moves with everything
+// else the machine runs (build caches, other clusters' nodes), so the
+// default relative thresholds (DiskPressure under 15% free, image GC over
+// 85% used) would reject or evict pods, or delete the never-pulled images,
+// for reasons outside the node. Absolute floors keep a node's disk
+// behaviour its own.
+var labKubeletArgs = [][2]string{
+	{"fail-cgroupv1", "false"},
+	{"cgroup-driver", "cgroupfs"},
+	{"eviction-hard", "memory.available<100Mi,nodefs.available<1Gi,imagefs.available<1Gi,nodefs.inodesFree<1%,imagefs.inodesFree<1%"},
+	{"image-gc-high-threshold", "100"},
+	{"image-gc-low-threshold", "99"},
+}
+
 // kubeadmConfig is what a Cluster API user writes for a node of this lab:
 // images from the e2e repository (nothing is pulled), the cgroup v1 and
 // cgroupfs settings this machine's kernel needs, and the CoreDNS and etcd
@@ -172,10 +188,9 @@ func (c *cluster) kubeadmConfig(name string, initNode bool) *bootstrapv1.Kubeadm
 		// This machine's cgroups are v1, which kubeadm 1.37's system
 		// verification reports as an error.
 		IgnorePreflightErrors: []string{"SystemVerification"},
-		KubeletExtraArgs: []bootstrapv1.Arg{
-			{Name: "fail-cgroupv1", Value: ptrTo("false")},
-			{Name: "cgroup-driver", Value: ptrTo("cgroupfs")},
-		},
+	}
+	for _, a := range labKubeletArgs {
+		reg.KubeletExtraArgs = append(reg.KubeletExtraArgs, bootstrapv1.Arg{Name: a[0], Value: ptrTo(a[1])})
 	}
 	if c.addons == addonsCRS {
 		// What an operator who installs NodeLocal DNSCache with a
@@ -480,6 +495,14 @@ func allReady(p *corev1.Pod) bool {
 
 func podState(p *corev1.Pod) string {
 	s := string(p.Status.Phase)
+	// A pod the kubelet refused (eviction, admission) has no container
+	// status: its reason and message are all there is to say why.
+	if p.Status.Reason != "" {
+		s += "/" + p.Status.Reason
+	}
+	if p.Status.Message != "" {
+		s += " (" + p.Status.Message + ")"
+	}
 	for _, cs := range append(p.Status.InitContainerStatuses, p.Status.ContainerStatuses...) {
 		if w := cs.State.Waiting; w != nil {
 			s += "/" + cs.Name + ":" + w.Reason
@@ -524,4 +547,14 @@ func (c *cluster) nodeOf(t testing.TB, machine string) *lab.Node {
 		t.Fatalf("machine %s has no node", machine)
 	}
 	return pm.Node
+}
+
+// yamlKubeletArgs is labKubeletArgs as kubeadm's kubeletExtraArgs list
+// items, for the configs the tests write by hand.
+func yamlKubeletArgs() string {
+	var b strings.Builder
+	for _, a := range labKubeletArgs {
+		fmt.Fprintf(&b, "  - {name: %s, value: %q}\n", a[0], a[1])
+	}
+	return b.String()
 }

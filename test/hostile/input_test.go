@@ -219,6 +219,15 @@ func inNoTemps(t *testing.T, dir string) {
 	}
 }
 
+// inDense is the densest ConfigMap under MaxDocumentBytes: four million
+// one-digit items.
+var inDense = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: dense}\nx: [" + strings.Repeat("0,", 4<<20-64) + "0]\n"
+
+// inAgainstOf writes content as diff's --against file.
+func inAgainstOf(content string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) { inWrite(t, filepath.Join(dir, "against.yaml"), content, 0o600) }
+}
+
 // inAgainst writes a bootstrap data Secret for diff's --against.
 func inAgainst(t *testing.T, dir string) {
 	t.Helper()
@@ -255,6 +264,19 @@ func inCases() []inCase {
 		{name: "billion laughs (library)", lib: true, input: inPlus(inLaughs(12)), exit: 1, msg: "YAML aliases expand the document beyond", maxMB: 20},
 		{name: "alias inside its own node", input: inPlus("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: loop}\nx: &a [1, *a]\n"), exit: 1, msg: "refers to a node that contains it"},
 		{name: "nested 20000 deep", input: inPlus("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\nx: " + strings.Repeat("[", 20000) + "\n"), exit: 1, msg: "exceeded max depth"},
+		// The densest documents under MaxDocumentBytes are refused before
+		// they are parsed (they cost 896 MB and 23 s when the tree was built
+		// first); --against is read through the same bounded reader as -f.
+		{name: "8 MB of one-digit items", input: inPlus(inDense), exit: 1, msg: "document 8: more than 524288 YAML nodes (MaxDocumentNodes), counted before parsing", maxMB: 256, maxDur: 5 * sec},
+		{name: "--against /dev/zero", args: []string{"diff", "--against", "/dev/zero"}, exit: 1, msg: "/dev/zero: larger than 33554432 bytes (manifest.MaxInputBytes)", maxMB: 256, maxDur: 5 * sec},
+		{name: "--against endless stdin", args: []string{"diff", "--against", "-"}, stdin: inEndless{}, exit: 1, msg: "standard input: larger than 33554432 bytes", maxMB: 256, maxDur: 5 * sec},
+		{name: "--against 8 MB of one-digit items", args: []string{"diff", "--against", "DIR/against.yaml"}, dir: inAgainstOf(inDense), exit: 1, msg: "more than 524288 YAML nodes", maxMB: 256, maxDur: 5 * sec},
+		{name: "--against billion laughs", args: []string{"diff", "--against", "DIR/against.yaml"}, dir: inAgainstOf(inLaughs(12)), exit: 1, msg: "YAML aliases expand the document beyond", maxMB: 256, maxDur: 5 * sec},
+		{name: "--against 9 MB scalar", args: []string{"diff", "--against", "DIR/against.yaml"}, dir: inAgainstOf("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\ndata: {value: " + strings.Repeat("x", 9<<20) + "}\n"),
+			exit: 1, msg: "larger than 8388608 bytes (MaxDocumentBytes)", maxMB: 256, maxDur: 5 * sec},
+		{name: "--against Lists nested 3000 deep", args: []string{"diff", "--against", "DIR/against.yaml"},
+			dir:  inAgainstOf(strings.Repeat(`{"apiVersion":"v1","kind":"List","items":[`, 3000) + `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"}}` + strings.Repeat("]}", 3000)),
+			exit: 1, msg: "items[0]: a List inside a List is not read", maxMB: 256, maxDur: 5 * sec},
 
 		// The reader never drops bytes.
 		{name: "last line of 64 KiB without newline", input: inLastLine(64 << 10), exit: 0, check: inHasLast(64 << 10)},

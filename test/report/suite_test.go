@@ -122,7 +122,14 @@ func (e *env) startManager(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	handler := &report.Handler{Reader: mgr.GetAPIReader(), Client: mgr.GetClient(),
+	// As cmd/manager wires it: a credential index of its own, configs from
+	// the manager's cache.
+	idx := report.NewCredentialIndex(mgr.GetCache())
+	idx.RESTConfig, idx.Scheme = mgr.GetConfig(), mgr.GetScheme()
+	if err := mgr.Add(idx); err != nil {
+		t.Fatal(err)
+	}
+	handler := &report.Handler{Credentials: idx, Reader: mgr.GetAPIReader(), Client: mgr.GetClient(),
 		Recorder: mgr.GetEventRecorderFor("nodeboot-report")} //nolint:staticcheck // the handler takes the core/v1 recorder.
 	if err := mgr.Add(&report.Server{Addr: e.addr, CertDir: certDir, Handler: handler}); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,115 @@
+package addons
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeboot/nodeboot/addons"
+)
+
+// countingReader counts the API reads made through it.
+type countingReader struct {
+	client.Reader
+	reads atomic.Int32
+}
+
+func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	r.reads.Add(1)
+	return r.Reader.Get(ctx, key, obj, opts...)
+}
+
+func (r *countingReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	r.reads.Add(1)
+	return r.Reader.List(ctx, list, opts...)
+}
+
+const fetchWait = 100 * time.Millisecond
+
+// fetchEnv is a fetch handler over configs cp-0 (UID u1) and old-0 (whose
+// fetch Secret an earlier config of that name left: its owner reference
+// has another UID), each with a 900 KiB manifest, API reads counted.
+func fetchEnv(t *testing.T, token string, manifest []byte) (*FetchHandler, *countingReader) {
+	t.Helper()
+	cfg := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cp-0", UID: "u1"}}
+	old := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "old-0", UID: "u-now"}}
+	sec, stale := fetchSecret("ns", "cp-0", token, manifest), fetchSecret("ns", "old-0", token, manifest)
+	c := fakeClient(t, cfg, old, sec, stale)
+	api := &countingReader{Reader: c}
+	idx := NewFetchIndex(c)
+	idx.Wait = fetchWait
+	idx.Add(sec)
+	idx.Add(stale)
+	idx.MarkSynced()
+	return &FetchHandler{Reader: api, Credentials: idx}, api
+}
+
+func get(h http.Handler, target, token string) (*httptest.ResponseRecorder, time.Duration) {
+	r := httptest.NewRequest(http.MethodGet, target, nil)
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	w := httptest.NewRecorder()
+	start := time.Now()
+	h.ServeHTTP(w, r)
+	return w, time.Since(start)
+}
+
+// TestFetchStrangersCostNoAPIRead: a wrong credential or an unknown config
+// gets the same 404 after the same wait and reads nothing from the API
+// server (before, a wrong token read the whole 900 KiB Secret); the node's
+// own credential in its header gets the manifest.
+func TestFetchStrangersCostNoAPIRead(t *testing.T) {
+	manifest := []byte("# " + strings.Repeat("x", 900<<10) + "\n")
+	sum := addons.Digest(manifest)
+	token := strings.Repeat("t", 43)
+	h, api := fetchEnv(t, token, manifest)
+	for _, tc := range []struct{ name, target, token string }{
+		{"forged", FetchPath + "ns/cp-0/" + sum, strings.Repeat("f", 43)},
+		{"unknown config", FetchPath + "ns/cp-9/" + sum, token},
+		{"unknown namespace", FetchPath + "other/cp-0/" + sum, token},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, took := get(h, tc.target, tc.token)
+			require.Equal(t, http.StatusNotFound, w.Code)
+			require.Zero(t, api.reads.Load(), "API reads for a stranger's request")
+			require.GreaterOrEqual(t, took, fetchWait, "a refusal answers after the same wait, whatever was wrong")
+		})
+	}
+	w, _ := get(h, FetchPath+"ns/cp-0/"+sum, token)
+	require.Equal(t, http.StatusOK, w.Code)
+	require.Equal(t, manifest, w.Body.Bytes())
+}
+
+// TestFetchStaleOwnerRefused: a fetch Secret whose controller reference
+// names the config but carries an earlier config's UID is not served.
+func TestFetchStaleOwnerRefused(t *testing.T) {
+	manifest := []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n")
+	token := strings.Repeat("t", 43)
+	h, _ := fetchEnv(t, token, manifest)
+	w, _ := get(h, FetchPath+"ns/old-0/"+addons.Digest(manifest), token)
+	require.Equal(t, http.StatusNotFound, w.Code)
+}
+
+// TestFetchCredentialInHeaderOnly: the credential is taken from the
+// Authorization header, the one transport of both node endpoints; in the
+// query it is refused.
+func TestFetchCredentialInHeaderOnly(t *testing.T) {
+	manifest := []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n")
+	sum := addons.Digest(manifest)
+	token := strings.Repeat("t", 43)
+	h, _ := fetchEnv(t, token, manifest)
+	w, _ := get(h, FetchPath+"ns/cp-0/"+sum, token)
+	require.Equal(t, http.StatusOK, w.Code)
+	w, _ = get(h, FetchPath+"ns/cp-0/"+sum+"?token="+token, "")
+	require.Equal(t, http.StatusNotFound, w.Code)
+}

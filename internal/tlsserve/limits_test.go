@@ -1,0 +1,63 @@
+package tlsserve
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestLimiter: the global and per-source connection caps, the per-source
+// rate shared by connections and requests, IPv6 sources keyed by /64, and
+// a closed connection giving its place back.
+func TestLimiter(t *testing.T) {
+	now := time.Unix(1000, 0)
+	lm := newLimiter(Limits{MaxConns: 3, MaxConnsPerSource: 2, SourceRate: 1, SourceBurst: 3, GlobalRate: 100, GlobalBurst: 100})
+	lm.now = func() time.Time { return now }
+	a1, r := lm.open("10.0.0.1:1000")
+	if r != "" {
+		t.Fatal(r)
+	}
+	if _, r = lm.open("10.0.0.1:1001"); r != "" {
+		t.Fatal(r)
+	}
+	if _, r = lm.open("10.0.0.1:1002"); r != reasonSourceConns {
+		t.Fatalf("third connection of a source: %q", r)
+	}
+	if _, r = lm.open("[2001:db8::1]:1"); r != "" {
+		t.Fatal(r)
+	}
+	if _, r = lm.open("[2001:db8::2]:1"); r != reasonConns {
+		t.Fatalf("over MaxConns: %q", r)
+	}
+	lm.close(a1)
+	if _, r = lm.open("[2001:db8::ffff]:2"); r != "" {
+		t.Fatalf("a closed connection's place: %q", r)
+	}
+	if _, r = lm.open("[2001:db8::3]:3"); r != reasonConns && r != reasonSourceConns {
+		t.Fatalf("the /64 is one source: %q", r)
+	}
+	// 10.0.0.1 spent 2 of its burst of 3 on connections (the refused one
+	// took nothing).
+	if r = lm.request("10.0.0.1:1000"); r != "" {
+		t.Fatalf("the burst's last token: %q", r)
+	}
+	if r = lm.request("10.0.0.1:1000"); r != reasonSourceRate {
+		t.Fatalf("requests share the source's bucket: %q", r)
+	}
+	now = now.Add(time.Second)
+	if r = lm.request("10.0.0.1:1000"); r != "" {
+		t.Fatalf("after a second: %q", r)
+	}
+}
+
+// TestLimiterBounded: the per-source table does not grow with the number
+// of addresses that ever connected.
+func TestLimiterBounded(t *testing.T) {
+	lm := newLimiter(Limits{})
+	for i := range maxSources + 1000 {
+		_ = lm.request(fmt.Sprintf("10.%d.%d.%d:1", i>>16&0xff, i>>8&0xff, i&0xff))
+	}
+	if n := len(lm.sources); n > maxSources {
+		t.Fatalf("%d sources kept, max %d", n, maxSources)
+	}
+}
