@@ -1,50 +1,32 @@
 package addons
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeboot/nodeboot/addons"
+	"github.com/nodeboot/nodeboot/internal/testenv"
 )
-
-// countingReader counts the API reads made through it.
-type countingReader struct {
-	client.Reader
-	reads atomic.Int32
-}
-
-func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	r.reads.Add(1)
-	return r.Reader.Get(ctx, key, obj, opts...)
-}
-
-func (r *countingReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	r.reads.Add(1)
-	return r.Reader.List(ctx, list, opts...)
-}
 
 const fetchWait = 100 * time.Millisecond
 
 // fetchEnv is a fetch handler over configs cp-0 (UID u1) and old-0 (whose
 // fetch Secret an earlier config of that name left: its owner reference
 // has another UID), each with a 900 KiB manifest, API reads counted.
-func fetchEnv(t *testing.T, token string, manifest []byte) (*FetchHandler, *countingReader) {
+func fetchEnv(t *testing.T, token string, manifest []byte) (*FetchHandler, *testenv.CountingReader) {
 	t.Helper()
 	cfg := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cp-0", UID: "u1"}}
 	old := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "old-0", UID: "u-now"}}
 	sec, stale := fetchSecret("ns", "cp-0", token, manifest), fetchSecret("ns", "old-0", token, manifest)
 	c := fakeClient(t, cfg, old, sec, stale)
-	api := &countingReader{Reader: c}
+	api := &testenv.CountingReader{Reader: c}
 	idx := NewFetchIndex(c)
 	idx.Wait = fetchWait
 	idx.Add(sec)
@@ -81,7 +63,7 @@ func TestFetchStrangersCostNoAPIRead(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w, took := get(h, tc.target, tc.token)
 			require.Equal(t, http.StatusNotFound, w.Code)
-			require.Zero(t, api.reads.Load(), "API reads for a stranger's request")
+			require.Zero(t, api.Reads.Load(), "API reads for a stranger's request")
 			require.GreaterOrEqual(t, took, fetchWait, "a refusal answers after the same wait, whatever was wrong")
 		})
 	}

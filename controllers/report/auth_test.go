@@ -1,11 +1,9 @@
 package report
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,30 +17,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/nodeboot/nodeboot/controllers/nodeauth"
+	"github.com/nodeboot/nodeboot/internal/testenv"
 )
-
-// countingReader counts the API reads made through it.
-type countingReader struct {
-	client.Reader
-	reads atomic.Int32
-}
-
-func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	r.reads.Add(1)
-	return r.Reader.Get(ctx, key, obj, opts...)
-}
-
-func (r *countingReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	r.reads.Add(1)
-	return r.Reader.List(ctx, list, opts...)
-}
 
 // authEnv is a handler whose API reads are counted, with config cp-0 and
 // its credential, and config old-0 whose credential Secret was left by an
 // earlier config of the same name (another UID).
 type authEnv struct {
 	h     *Handler
-	api   *countingReader
+	api   *testenv.CountingReader
 	token string
 	stale string
 }
@@ -62,7 +45,7 @@ func newAuthEnv(t *testing.T) *authEnv {
 	require.NoError(t, err)
 	old.UID = "uid-now"
 	c := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&bootstrapv1.KubeadmConfig{}).WithObjects(cfg, sec, old, stale).Build()
-	api := &countingReader{Reader: c}
+	api := &testenv.CountingReader{Reader: c}
 	e := &authEnv{api: api, token: string(sec.Data[CredentialKey]), stale: string(stale.Data[CredentialKey])}
 	e.h = &Handler{Reader: api, Client: c, Credentials: testIndex(c, authWait, sec, stale)}
 	return e
@@ -105,7 +88,7 @@ func TestStrangersCostNoAPIRead(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			code, took := e.post(tc.config, tc.token)
 			require.Equal(t, http.StatusUnauthorized, code)
-			require.Zero(t, e.api.reads.Load(), "API reads for a stranger's request")
+			require.Zero(t, e.api.Reads.Load(), "API reads for a stranger's request")
 			require.GreaterOrEqual(t, took, authWait, "a refusal answers after the same wait, whatever was wrong")
 		})
 	}
