@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -29,15 +30,24 @@ type bootstrapData struct {
 // is the only place bytes come from. Extensions see a copy of the config
 // and the built Result; config itself is only changed by persistDefaults.
 func (r *Reconciler) buildData(ctx context.Context, s *scope, secrets *secretGetter) (*bootstrapData, error) {
-	cpVersion, err := r.controlPlaneVersion(ctx, s.cluster)
-	if err != nil {
-		return nil, err
-	}
 	cfg := s.config.DeepCopy()
 	for _, ext := range r.Extensions {
 		if err := ext.MutateConfig(ctx, s.cluster, cfg); err != nil {
 			return nil, fmt.Errorf("extension %T: mutate config: %w", ext, err)
 		}
+	}
+	// Only a file template can use the control plane's version, so only
+	// then is the control-plane object read. CABPK reads it on every
+	// render, and a control plane of another provider (another API group,
+	// or another kind than kubeadmcontrolplanes) is not in the shipped
+	// role: its workers would get no data at all.
+	cpVersion := ""
+	if i := templateFile(cfg); i >= 0 {
+		v, err := r.controlPlaneVersion(ctx, s.cluster)
+		if err != nil {
+			return nil, controlPlaneReadError(s.cluster, i, err)
+		}
+		cpVersion = v
 	}
 	tmpl, err := r.template(ctx, s.config)
 	if err != nil {
@@ -86,6 +96,58 @@ func persistDefaults(config *bootstrapv1.KubeadmConfig, built *bootstrapv1.Kubea
 	case provisioning.RoleJoinWorker:
 		config.Spec.JoinConfiguration.Discovery = *built.Spec.JoinConfiguration.Discovery.DeepCopy()
 	}
+}
+
+// templateFile is the index of the first spec.files entry rendered as a
+// template, -1 when there is none.
+func templateFile(config *bootstrapv1.KubeadmConfig) int {
+	for i := range config.Spec.Files {
+		if config.Spec.Files[i].ContentFormat == bootstrapv1.FileContentFormatTemplate {
+			return i
+		}
+	}
+	return -1
+}
+
+// ControlPlaneForbiddenError is a control-plane object the manager may not
+// read while a file template needs its version. The reconciler shows it in
+// DataSecretAvailable and retries: granting the permission is enough.
+type ControlPlaneForbiddenError struct {
+	// File is the index in spec.files of the first template.
+	File int
+	// Ref is the Cluster's spec.controlPlaneRef; Namespace is the Cluster's.
+	Ref       clusterv1.ContractVersionedObjectReference
+	Namespace string
+	// Resource is the resource the API server refused (plural, from its
+	// answer), "" when the answer did not say.
+	Resource string
+	err      error
+}
+
+func (e *ControlPlaneForbiddenError) Error() string {
+	what := e.Ref.Kind
+	if e.Resource != "" {
+		what = e.Resource
+	}
+	return fmt.Sprintf("spec.files[%d] is a template and needs the version of the Cluster's control plane %s %s, which the manager may not read: grant get on %s in API group %s (and get on customresourcedefinitions)",
+		e.File, e.Ref.Kind, klog.KRef(e.Namespace, e.Ref.Name), what, e.Ref.APIGroup)
+}
+
+func (e *ControlPlaneForbiddenError) Unwrap() error { return e.err }
+
+// controlPlaneReadError names the permission when the read was forbidden.
+func controlPlaneReadError(cluster *clusterv1.Cluster, file int, err error) error {
+	if !apierrors.IsForbidden(err) {
+		return err
+	}
+	fe := &ControlPlaneForbiddenError{File: file, Ref: cluster.Spec.ControlPlaneRef, Namespace: cluster.Namespace, err: err}
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Details != nil {
+		if d := st.Status().Details; d.Kind != "" && d.Group == cluster.Spec.ControlPlaneRef.APIGroup {
+			fe.Resource = d.Kind
+		}
+	}
+	return fe
 }
 
 // controlPlaneVersion is spec.version of the Cluster's control-plane object,

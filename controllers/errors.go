@@ -36,7 +36,12 @@ const maxConditionProblems = 10
 // from those of a join (missing or corrupt Secrets), for the v1beta1 reason.
 func (r *Reconciler) failed(ctx context.Context, s *scope, secrets *secretGetter, init bool, err error) (ctrl.Result, error) {
 	var invalid *bootstrap.InvalidError
+	var forbidden *ControlPlaneForbiddenError
 	switch {
+	case errors.As(err, &forbidden):
+		// Not terminal: the read succeeds once the permission is granted.
+		markDataSecretFailed(s.config, forbidden.Error())
+		return ctrl.Result{}, err
 	case errors.Is(err, bootstrap.ErrNoControlPlaneEndpoint):
 		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for Cluster Controller to set Cluster.Spec.ControlPlaneEndpoint")
 		return ctrl.Result{RequeueAfter: endpointRequeue}, nil

@@ -32,7 +32,7 @@ func (r *Reconciler) store(ctx context.Context, s *scope, data *bootstrapData) e
 			if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(sec), cur); err != nil {
 				return fmt.Errorf("read Secret %s: %w", klog.KObj(sec), err)
 			}
-			if c := metav1.GetControllerOf(cur); c == nil || c.UID != s.config.UID {
+			if !ConfigControls(s.config, cur) {
 				return fmt.Errorf("Secret %s exists and is not controlled by this KubeadmConfig", klog.KObj(sec))
 			}
 			sec.ResourceVersion = cur.ResourceVersion

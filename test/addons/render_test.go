@@ -26,6 +26,7 @@ import (
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
+	"github.com/nodeboot/nodeboot/controllers/report"
 	_ "github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
@@ -77,6 +78,14 @@ func initInput(t testing.TB, vector string) *bootstrap.Input {
 // build runs the reconciler's flow: MutateConfig, Build, MutatePlan.
 func build(t testing.TB, in *bootstrap.Input, opts addonsctrl.ExtensionOptions, objs ...client.Object) *bootstrap.Result {
 	t.Helper()
+	return buildWith(t, in, nil, opts, objs...)
+}
+
+// buildWith is build with the bootstrap reporter's Extension ahead of the
+// add-ons' when rep is set, in cmd/manager's order: the add-on budget then
+// counts the reporter's bytes.
+func buildWith(t testing.TB, in *bootstrap.Input, rep *report.Extension, opts addonsctrl.ExtensionOptions, objs ...client.Object) *bootstrap.Result {
+	t.Helper()
 	ctx := context.Background()
 	c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(objs...).Build()
 	ext := addonsctrl.NewExtension(c, opts)
@@ -84,6 +93,9 @@ func build(t testing.TB, in *bootstrap.Input, opts addonsctrl.ExtensionOptions, 
 	require.NoError(t, ext.MutateConfig(ctx, in.Cluster, in.Config))
 	res, err := bootstrap.Build(ctx, *in)
 	require.NoError(t, err)
+	if rep != nil {
+		require.NoError(t, rep.MutatePlan(ctx, in.Cluster, in.Config, res))
+	}
 	require.NoError(t, ext.MutatePlan(ctx, in.Cluster, in.Config, res))
 	return res
 }

@@ -292,6 +292,9 @@ func (c *cluster) clusterResourceSet(t testing.TB) []client.Object {
 			Spec: addonsv1beta2.ClusterResourceSetSpec{
 				ClusterSelector: metav1.LabelSelector{MatchLabels: map[string]string{"e2e.nodeboot.dev/addons": addonsCRS}},
 				Resources:       []addonsv1beta2.ResourceRef{{Kind: "ConfigMap", Name: "cni"}, {Kind: "ConfigMap", Name: "dns"}},
+				// Cluster API's defaulting webhook sets it; the lab registers no
+				// webhook, and the controller refuses an empty strategy.
+				Strategy: string(addonsv1beta2.ClusterResourceSetStrategyApplyOnce),
 			},
 		},
 	}
