@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# hack/rehearse-fresh-ci.sh [--home DIR] [--keep-modules] [--ref REF]
+# hack/rehearse-fresh-ci.sh [--home DIR [--warm]] [--keep-modules] [--ref REF]
 #
 # Runs CI as a fresh machine would: a clean clone of REF (default HEAD) next
 # to ../shared, and `CI=true bash .ci/run` with HOME pointed at an empty
@@ -9,7 +9,8 @@
 # cached on this machine cannot hide a missing install step here.
 #
 #   --home DIR       use DIR as HOME (must be empty or absent; kept afterwards,
-#                    so a second run measures a warm CI)
+#                    so a second run with --warm measures a warm CI)
+#   --warm           reuse the HOME an earlier rehearsal left in DIR
 #   --keep-modules   reuse this machine's Go module download cache (downloads
 #                    only, nothing the project builds); saves bandwidth, not CPU
 #   --ref REF        the commit to clone (default HEAD; uncommitted work is
@@ -21,21 +22,27 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 shared=$(cd "$top/../shared" && pwd)
-home="" keep_modules=0 ref=HEAD
+home="" keep_modules=0 ref=HEAD warm=0
 while (($#)); do
 	case $1 in
 	--home) home=$2; shift 2 ;;
 	--keep-modules) keep_modules=1; shift ;;
+	--warm) warm=1; shift ;;
 	--ref) ref=$2; shift 2 ;;
-	*) echo "usage: $0 [--home DIR] [--keep-modules] [--ref REF]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--home DIR [--warm]] [--keep-modules] [--ref REF]" >&2; exit 2 ;;
 	esac
 done
 
 work=$(mktemp -d /tmp/rehearse-ci.XXXXXX)
 if [[ -z $home ]]; then home=$work/home; fi
 mkdir -p "$home"
-if [[ -n $(ls -A "$home") ]]; then
-	echo "rehearse: $home is not empty; a rehearsal starts from nothing" >&2
+if ((warm)); then
+	if [[ ! -d $home/.cache ]]; then
+		echo "rehearse: --warm needs the HOME of an earlier rehearsal in $home" >&2
+		exit 2
+	fi
+elif [[ -n $(ls -A "$home") ]]; then
+	echo "rehearse: $home is not empty; a rehearsal starts from nothing (--warm reuses it)" >&2
 	exit 2
 fi
 home=$(cd "$home" && pwd)
