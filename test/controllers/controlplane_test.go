@@ -3,8 +3,6 @@ package controllers_test
 import (
 	"context"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,8 +20,6 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/yaml"
 
 	"github.com/nodeboot/nodeboot/internal/testenv"
 )
@@ -82,28 +78,13 @@ func shippedRoleConfig(t testing.TB) *rest.Config {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		raw, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "config", "rbac", "role.yaml"))
+		role, err := testenv.ShippedRole("role.yaml")
 		if err != nil {
 			shippedErr = err
 			return
 		}
-		role := &rbacv1.ClusterRole{}
-		if shippedErr = yaml.UnmarshalStrict(raw, role); shippedErr != nil {
-			return
-		}
 		role.Name = "nodeboot-shipped-manager-role"
-		if shippedErr = k8s.Create(ctx, role); shippedErr != nil {
-			return
-		}
-		binding := &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "shipped-manager"}},
-		}
-		if shippedErr = k8s.Create(ctx, binding); shippedErr != nil {
-			return
-		}
-		u, err := env.AddUser(envtest.User{Name: "shipped-manager"}, cfg)
+		u, err := testenv.BindUser(ctx, env, cfg, k8s, role, "shipped-manager")
 		if err != nil {
 			shippedErr = err
 			return

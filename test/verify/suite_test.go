@@ -19,7 +19,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -260,13 +259,9 @@ func users(t testing.TB) (readOnly, none string) {
 	t.Helper()
 	startEnv(t)
 	userOnce.Do(func() {
-		raw, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "config", "rbac", "verify-role.yaml"))
+		role, err := testenv.ShippedRole("verify-role.yaml")
 		if err != nil {
 			userErr = err
-			return
-		}
-		role := &rbacv1.ClusterRole{}
-		if userErr = yaml.UnmarshalStrict(raw, role); userErr != nil {
 			return
 		}
 		for _, r := range role.Rules {
@@ -278,23 +273,12 @@ func users(t testing.TB) (readOnly, none string) {
 			}
 		}
 		ctx := context.Background()
-		if userErr = k8s.Create(ctx, role); userErr != nil {
+		verifier, err := testenv.BindUser(ctx, env, cfg, k8s, role, "verifier")
+		if err != nil {
+			userErr = err
 			return
 		}
-		binding := &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: "nodeboot-verify"},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "verifier"}},
-		}
-		if userErr = k8s.Create(ctx, binding); userErr != nil {
-			return
-		}
-		write := func(name string) string {
-			u, err := env.AddUser(envtest.User{Name: name}, cfg)
-			if err != nil {
-				userErr = err
-				return ""
-			}
+		write := func(name string, u *envtest.AuthenticatedUser) string {
 			kc, err := u.KubeConfig()
 			if err != nil {
 				userErr = err
@@ -306,9 +290,14 @@ func users(t testing.TB) (readOnly, none string) {
 			}
 			return p
 		}
-		roUser = write("verifier")
+		roUser = write("verifier", verifier)
+		nobody, err := env.AddUser(envtest.User{Name: "nobody"}, cfg)
+		if err != nil {
+			userErr = err
+			return
+		}
 		if userErr == nil {
-			noUser = write("nobody")
+			noUser = write("nobody", nobody)
 		}
 	})
 	if userErr != nil {
