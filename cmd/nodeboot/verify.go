@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	"github.com/nodeboot/nodeboot/controllers/report"
+	"github.com/nodeboot/nodeboot/internal/cabpkversion"
 	"github.com/nodeboot/nodeboot/internal/tlsserve"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
@@ -50,6 +52,10 @@ type verifyFlags struct {
 	// The manager's node endpoints, which the data of some configs embeds.
 	reportURL, reportCAFile, fetchCAFile string
 	reportCA                             []byte
+	// cabpkVersion demands the data of one CABPK version; versions are
+	// those a Secret may match, in the order they are tried.
+	cabpkVersion string
+	versions     []cabpkversion.Version
 }
 
 func (f *verifyFlags) add(fs *flag.FlagSet) {
@@ -69,6 +75,7 @@ func (f *verifyFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.addons.Fetch.URL, "addons-fetch-url", "", "the manager's --addons-fetch-url")
 	fs.StringVar(&f.fetchCAFile, "addons-fetch-ca-file", "", "the CA bundle the manager gives nodes for --addons-fetch-url (its --addons-fetch-ca-file, or ca.crt of its certificate directory)")
 	fs.StringVar(&f.reportURL, "bootstrap-report-url", "", "the manager's --bootstrap-report-url: configs whose data carries a reporter are rebuilt with their stored credential")
+	fs.StringVar(&f.cabpkVersion, "cabpk-version", "", "accept only the data of this CABPK version ("+cabpkversion.Names()+"; v1.14 is v1.14.1 and later); by default data of any of them is identical")
 	fs.StringVar(&f.reportCAFile, "bootstrap-report-ca-file", "", "the CA bundle the manager gives nodes for --bootstrap-report-url (its --bootstrap-report-ca-file, or ca.crt of its certificate directory)")
 }
 
@@ -113,12 +120,26 @@ func (f *verifyFlags) loadEndpoints(stderr io.Writer) bool {
 	return true
 }
 
+// verifyResult is the class of a config's outcome.
+type verifyResult string
+
+const (
+	resultIdentical    verifyResult = "identical"
+	resultDiffers      verifyResult = "differs"
+	resultCannotRender verifyResult = "cannot render"
+	resultSkipped      verifyResult = "skipped"
+	resultError        verifyResult = "error"
+)
+
 // verifyRow is the outcome for one KubeadmConfig.
 type verifyRow struct {
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
-	// Result is identical, differs, cannot render, skipped or error.
-	Result string `json:"result"`
+	Namespace string       `json:"namespace"`
+	Name      string       `json:"name"`
+	Result    verifyResult `json:"result"`
+	// CABPKVersions are the CABPK versions whose data an identical Secret
+	// holds, when that is not (only) what nodeboot renders or a version
+	// was demanded: data of v1.13 and v1.14.0 is the same.
+	CABPKVersions []string `json:"cabpkVersions,omitempty"`
 	// Details are the lines after the result: the first differing line, the
 	// field-path errors, why it was skipped.
 	Details  []string `json:"details,omitempty"`
@@ -133,12 +154,26 @@ type verifySummary struct {
 	CannotRender int `json:"cannotRender"`
 	Errors       int `json:"errors"`
 	Skipped      int `json:"skipped"`
+	// CABPKVersions counts the identical rows that name CABPK versions,
+	// by their label ("v1.13 or v1.14.0").
+	CABPKVersions map[string]int `json:"cabpkVersions,omitempty"`
 }
 
 func (s verifySummary) ok() bool { return s.Differs+s.CannotRender+s.Errors == 0 }
 
 func (s verifySummary) String() string {
 	out := fmt.Sprintf("identical: %d/%d", s.Identical, s.Compared)
+	if len(s.CABPKVersions) > 0 {
+		labels := make([]string, 0, len(s.CABPKVersions))
+		for l := range s.CABPKVersions {
+			labels = append(labels, l)
+		}
+		sort.Strings(labels)
+		for i, l := range labels {
+			labels[i] = fmt.Sprintf("CABPK %s: %d", l, s.CABPKVersions[l])
+		}
+		out += " (" + strings.Join(labels, ", ") + ")"
+	}
 	if s.Skipped > 0 {
 		out += fmt.Sprintf(", skipped: %d", s.Skipped)
 	}
@@ -178,6 +213,15 @@ func verify(args []string, stdout, stderr io.Writer) int {
 	case !f.loadEndpoints(stderr):
 		return 2
 	}
+	f.versions = cabpkversion.All
+	if f.cabpkVersion != "" {
+		v, err := cabpkversion.Lookup(f.cabpkVersion)
+		if err != nil {
+			fmt.Fprintf(stderr, "nodeboot verify: --cabpk-version: %v\n", err)
+			return 2
+		}
+		f.versions = []cabpkversion.Version{v}
+	}
 	cfg, ns, secrets, err := restConfig(f)
 	// Nothing verify prints may carry a credential of the kubeconfig: the
 	// messages are built not to, and every byte written goes through this
@@ -216,7 +260,7 @@ func verify(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintln(stderr, w)
 			}
 			if len(r.Details) == 0 {
-				fmt.Fprintf(stdout, "%s: %s\n", ref, r.Result)
+				fmt.Fprintf(stdout, "%s: %s\n", ref, r.label())
 			}
 			for _, d := range r.Details {
 				fmt.Fprintf(stdout, "%s: %s\n", ref, d)
@@ -335,7 +379,7 @@ func verifyCluster(ctx context.Context, cfg *rest.Config, ns string, f verifyFla
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				rows[i] = verifyOne(ctx, rb, reader, &configs[i], f.unified)
+				rows[i] = verifyOne(ctx, rb, reader, &configs[i], f.unified, f.versions)
 				mu.Lock()
 				done++
 				if done%step == 0 || done == len(configs) {
@@ -355,13 +399,19 @@ func verifyCluster(ctx context.Context, cfg *rest.Config, ns string, f verifyFla
 	}
 	for _, r := range rows {
 		switch r.Result {
-		case "identical":
+		case resultIdentical:
 			sum.Identical++
-		case "differs":
+			if len(r.CABPKVersions) > 0 {
+				if sum.CABPKVersions == nil {
+					sum.CABPKVersions = map[string]int{}
+				}
+				sum.CABPKVersions[versionLabel(r.CABPKVersions)]++
+			}
+		case resultDiffers:
 			sum.Differs++
-		case "cannot render":
+		case resultCannotRender:
 			sum.CannotRender++
-		case "skipped":
+		case resultSkipped:
 			sum.Skipped++
 		default:
 			sum.Errors++
@@ -371,42 +421,99 @@ func verifyCluster(ctx context.Context, cfg *rest.Config, ns string, f verifyFla
 	return rows, sum, nil
 }
 
-// verifyOne rebuilds one config and compares it with its Secret.
-func verifyOne(ctx context.Context, rb *controllers.Rebuilder, reader client.Reader, cfg *bootstrapv1.KubeadmConfig, unified bool) verifyRow {
+// label is how a row's result is printed: "identical (CABPK v1.13)".
+func (r verifyRow) label() string {
+	if r.Result == resultIdentical && len(r.CABPKVersions) > 0 {
+		return string(r.Result) + " (CABPK " + versionLabel(r.CABPKVersions) + ")"
+	}
+	return string(r.Result)
+}
+
+func versionLabel(names []string) string { return strings.Join(names, " or ") }
+
+// compareVersions compares stored data with what each of versions renders
+// for the objects nodeboot rendered out for, in order. It returns the
+// versions that match: only the first when that is the one nodeboot renders
+// (cloud-config of every version is the same), and nil when none does, with
+// the difference from the first version's data.
+func compareVersions(ref, secretName string, stored []byte, storedFormat string, out *provisioning.Output, unified bool, versions []cabpkversion.Version) (dataComparison, []cabpkversion.Version) {
+	if m := cabpkversion.Match(stored, storedFormat, out.Data, out.Format, versions); len(m) > 0 {
+		if m[0].Name == cabpkversion.Current.Name {
+			m = m[:1]
+		}
+		return dataComparison{identical: true, agree: -1}, m
+	}
+	want, rerr := versions[0].Render(out.Format, out.Data)
+	if rerr != nil {
+		// Not shaped as CABPK renders: show the difference from our own.
+		want = out.Data
+	}
+	c := compareData(ref, secretName, stored, storedFormat, want, out.Format, unified)
+	if c.identical {
+		// nodeboot's own data, and another version was demanded.
+		c.identical = false
+		c.details = []string{fmt.Sprintf("differs: %s holds the data of CABPK %s, not of CABPK %s", secretName, cabpkversion.Current.Name, versions[0].Name)}
+		if rerr != nil {
+			c.details = []string{"differs: " + rerr.Error()}
+		}
+	} else if other := cabpkversion.Match(stored, storedFormat, out.Data, out.Format, cabpkversion.All); len(other) > 0 && len(versions) == 1 {
+		// A known version, just not the demanded one: say which.
+		c.details = append(c.details, fmt.Sprintf("differs: %s holds the data of CABPK %s, not of CABPK %s", secretName, versionLabel(versionNames(other, nil)), versions[0].Name))
+	}
+	return c, nil
+}
+
+// versionNames names the versions an identical Secret matched, unless it is
+// nodeboot's own data and no version was demanded (tried is all of them).
+func versionNames(matched, tried []cabpkversion.Version) []string {
+	if len(tried) > 1 && len(matched) > 0 && matched[0].Name == cabpkversion.Current.Name {
+		return nil
+	}
+	var names []string
+	for _, v := range matched {
+		names = append(names, v.Name)
+	}
+	return names
+}
+
+// verifyOne rebuilds one config and compares it with its Secret, as data of
+// any of versions.
+func verifyOne(ctx context.Context, rb *controllers.Rebuilder, reader client.Reader, cfg *bootstrapv1.KubeadmConfig, unified bool, versions []cabpkversion.Version) verifyRow {
 	row := verifyRow{Namespace: cfg.Namespace, Name: cfg.Name}
 	ref := configRef(cfg)
-	fail := func(result string, lines ...string) verifyRow {
+	fail := func(result verifyResult, lines ...string) verifyRow {
 		row.Result = result
 		for _, l := range lines {
-			row.Details = append(row.Details, result+": "+l)
+			row.Details = append(row.Details, string(result)+": "+l)
 		}
 		return row
 	}
 	built, err := rb.Rebuild(ctx, cfg, controllers.RebuildOptions{})
 	switch {
 	case errors.Is(err, controllers.ErrSkipped):
-		row.Result, row.Details = "skipped", []string{err.Error()}
+		row.Result, row.Details = resultSkipped, []string{err.Error()}
 		return row
 	case errors.Is(err, controllers.ErrReporter):
-		return fail("error", "its data carries a bootstrap reporter: run verify with the manager's --bootstrap-report-url and --bootstrap-report-ca-file to rebuild it")
+		return fail(resultError, "its data carries a bootstrap reporter: run verify with the manager's --bootstrap-report-url and --bootstrap-report-ca-file to rebuild it")
 	}
 	s := &corev1.Secret{}
 	if gerr := reader.Get(ctx, client.ObjectKey{Namespace: cfg.Namespace, Name: cfg.Status.DataSecretName}, s); gerr != nil {
 		if apierrors.IsNotFound(gerr) {
-			return fail("error", fmt.Sprintf("status.dataSecretName: Secret %s/%s not found", cfg.Namespace, cfg.Status.DataSecretName))
+			return fail(resultError, fmt.Sprintf("status.dataSecretName: Secret %s/%s not found", cfg.Namespace, cfg.Status.DataSecretName))
 		}
-		return fail("error", gerr.Error())
+		return fail(resultError, gerr.Error())
 	}
 	stored, storedFormat, serr := bootstrapData(s)
 	if serr != nil {
-		return fail("error", serr.Error())
+		return fail(resultError, serr.Error())
 	}
 	secretName := "Secret " + s.Namespace + "/" + s.Name
 	var c dataComparison
+	var matched []cabpkversion.Version
 	var out *provisioning.Output
 	if err == nil {
 		out = built.Output
-		c = compareData(ref, secretName, stored, storedFormat, out.Data, out.Format, unified)
+		c, matched = compareVersions(ref, secretName, stored, storedFormat, out, unified, versions)
 	}
 	if (err != nil || !c.identical) && built != nil && built.MayBeInit {
 		// Rendered before the control plane was initialized, CABPK's data
@@ -414,9 +521,9 @@ func verifyOne(ctx context.Context, rb *controllers.Rebuilder, reader client.Rea
 		asInit, ierr := rb.Rebuild(ctx, cfg, controllers.RebuildOptions{AsInit: true})
 		switch {
 		case ierr == nil:
-			ci := compareData(ref, secretName, stored, storedFormat, asInit.Output.Data, asInit.Output.Format, unified)
+			ci, mi := compareVersions(ref, secretName, stored, storedFormat, asInit.Output, unified, versions)
 			if err != nil || ci.identical || ci.agree > c.agree {
-				c, out, err = ci, asInit.Output, nil
+				c, matched, out, err = ci, mi, asInit.Output, nil
 			}
 		case errors.Is(err, bootstrap.ErrNoBootstrapToken):
 			// An init has no token: the init's own problem is the one to show.
@@ -424,14 +531,14 @@ func verifyOne(ctx context.Context, rb *controllers.Rebuilder, reader client.Rea
 		}
 	}
 	if err != nil {
-		return fail("cannot render", problemLines(withRef(ref, err))...)
+		return fail(resultCannotRender, problemLines(withRef(ref, err))...)
 	}
 	row.Warnings = warningLines(ref, out.Warnings)
 	if c.identical {
-		row.Result = "identical"
+		row.Result, row.CABPKVersions = resultIdentical, versionNames(matched, versions)
 		return row
 	}
-	row.Result, row.Details, row.Diff = "differs", c.details, c.unified
+	row.Result, row.Details, row.Diff = resultDiffers, c.details, c.unified
 	return row
 }
 
