@@ -6,7 +6,7 @@ PKGS ?= ./...
 # a fresh machine the first run also builds those tools (see .ci/run).
 TEST_TIMEOUT ?= 60m
 
-.PHONY: all build build-tests test test-short bench lint fmt vet fuzz render
+.PHONY: all build build-tests test test-short bench lint fmt vet fuzz fuzz-ci bench-smoke render
 
 all: lint build test
 
@@ -43,13 +43,26 @@ fmt:
 vet:
 	$(GO) vet -tags e2e $(PKGS)
 
-## fuzz: a short fuzzing session per fuzz target.
-FUZZTIME ?= 30s
+## fuzz: every fuzz target in the repository (hack/fuzz.sh finds them in the
+## source) for $(FUZZTIME) each, from its committed corpus in testdata/fuzz.
+## A crasher is written to the package's testdata/fuzz: fix it, keep it.
+FUZZTIME ?= 3m
 fuzz:
-	$(GO) test -run XXX -fuzz 'FuzzRender$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./cloudinit/
-	$(GO) test -run XXX -fuzz FuzzDoubleQuoted -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./cloudinit/
-	$(GO) test -run XXX -fuzz FuzzRenderIgnition -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/
-	$(GO) test -run XXX -fuzz FuzzRender -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./cmd/nodeboot/
+	GO=$(GO) bash hack/fuzz.sh run $(FUZZTIME)
+
+## fuzz-ci: the same fuzzers for a short fixed budget each, as CI runs them.
+FUZZTIME_CI ?= 10s
+fuzz-ci:
+	GO=$(GO) FUZZMINIMIZETIME=5s bash hack/fuzz.sh run $(FUZZTIME_CI)
+
+## bench-smoke: every benchmark once (-benchtime 1x), with -short shrinking
+## the fleets of the API-server benchmarks, so a broken benchmark fails CI.
+## The packages come from the source; files behind a build tag are left out
+## (test/e2e's BenchmarkAddonDelivery needs real clusters: make e2e-bench).
+## The envtest benchmarks need KUBEBUILDER_ASSETS, as make test does.
+BENCH_PKGS = $(addprefix ./,$(sort $(dir $(shell git grep -l --untracked '^func Benchmark' -- '*_test.go' | xargs grep -L '^//go:build'))))
+bench-smoke:
+	$(GO) test -count=1 -p 1 -short -run '^$$' -bench . -benchtime 1x $(BENCH_PKGS)
 
 ## render: nodeboot's main job on the embedded example.
 render:

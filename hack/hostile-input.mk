@@ -4,7 +4,6 @@
 
 .PHONY: fuzz-documents crdvalidate-crds
 
-fuzz: fuzz-documents
 fuzz-documents:
 	$(GO) test -run XXX -fuzz FuzzDocuments -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./bootstrap/manifest/
 

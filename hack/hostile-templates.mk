@@ -3,5 +3,3 @@
 .PHONY: fuzz-templates
 fuzz-templates:
 	$(GO) test -run XXX -fuzz 'FuzzTemplate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./bootstrap/
-
-fuzz: fuzz-templates

@@ -30,7 +30,6 @@ profile:
 # fuzzed against them: the data: URLs (against dataurl) and the JSON strings
 # (against encoding/json).
 .PHONY: fuzz-ignition-encoding
-fuzz: fuzz-ignition-encoding
 fuzz-ignition-encoding:
 	$(GO) test -run XXX -fuzz FuzzDataURL -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/
 	$(GO) test -run XXX -fuzz FuzzLegacyJSONString -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/

@@ -94,9 +94,13 @@ func (c *countingClient) Update(ctx context.Context, o client.Object, opts ...cl
 // CABPK's reconciler and by nodeboot's with the same settings (concurrency
 // 10, client QPS 100/burst 200, tokens created in the workload cluster).
 // Reports configs/s and API write requests per config, counted until the
-// system is quiet again. Run once: go test -bench . -benchtime 1x -run '^$'.
+// system is quiet again. Run once: go test -bench . -benchtime 1x -run '^$'
+// (-short, as `make bench-smoke` runs it, reconciles 20 configs).
 func BenchmarkThroughput(b *testing.B) {
-	const configs = 500
+	configs := 500
+	if testing.Short() {
+		configs = 20
+	}
 	for _, p := range []provider{oracle, nodeboot} {
 		b.Run(string(p), func(b *testing.B) {
 			for range b.N {
@@ -171,8 +175,8 @@ func BenchmarkThroughput(b *testing.B) {
 				stop()
 				b.Logf("%s: %d Machines created in %s, all data in %s; writes: %s", p, configs, created.Round(time.Millisecond), elapsed.Round(time.Millisecond), writes.breakdown())
 				b.ReportMetric(float64(configs)/elapsed.Seconds(), "configs/s")
-				b.ReportMetric(float64(atDone)/configs, "writes/config@done")
-				b.ReportMetric(float64(writes.n.Load())/configs, "writes/config")
+				b.ReportMetric(float64(atDone)/float64(configs), "writes/config@done")
+				b.ReportMetric(float64(writes.n.Load())/float64(configs), "writes/config")
 			}
 		})
 	}

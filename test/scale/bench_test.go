@@ -47,11 +47,15 @@ var sharedFlags = []string{
 //
 //	go test ./test/scale/ -run '^$' -bench ManagerScale -benchtime 1x -timeout 60m
 //
-// NODEBOOT_SCALE_CLUSTERS shrinks the fleet for a quick look;
+// NODEBOOT_SCALE_CLUSTERS shrinks the fleet for a quick look (-short, as
+// `make bench-smoke` runs it, means one Cluster);
 // NODEBOOT_SCALE_PROFILES=DIR saves each manager's heap profile at the end
 // of the run (DIR/<provider>-heap.pprof).
 func BenchmarkManagerScale(b *testing.B) {
 	clusters := 50
+	if testing.Short() {
+		clusters = 1
+	}
 	if v := os.Getenv("NODEBOOT_SCALE_CLUSTERS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 200 {

@@ -9,8 +9,9 @@ import (
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 )
 
-// benchConfigs is the size of the benchmark's management cluster.
-const benchConfigs = 1000
+// benchConfigs is the size of the benchmark's management cluster; -short
+// (`make bench-smoke`) shrinks it to check that the benchmark works.
+var benchConfigs = 1000
 
 // BenchmarkVerify verifies 1,000 configs (workers and MachinePools, both
 // formats) whose data CABPK wrote, as the read-only user, and reports
@@ -18,6 +19,9 @@ const benchConfigs = 1000
 // process (kubeconfig load, list calls, parallel renders, comparison).
 // CABPK is stopped before timing, so only verify uses the API server.
 func BenchmarkVerify(b *testing.B) {
+	if testing.Short() {
+		benchConfigs = 20
+	}
 	ns, ro := benchCluster(b)
 	want := fmt.Sprintf("identical: %d/%d", benchConfigs, benchConfigs)
 	b.ResetTimer()
