@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	ign23types "github.com/flatcar/ignition/config/v2_3/types"
+
 	ctypes "github.com/flatcar/container-linux-config-transpiler/config/types"
 
 	"github.com/nodeboot/nodeboot/provisioning"
@@ -21,6 +23,7 @@ const legacyName = Format + " (legacy Ignition 2.3)"
 // renders CABPK's bytes with a warning: Flatcar nodes boot from them today.
 func (b *legacyBuilder) checkUnsupported() {
 	p, ps := b.plan, &b.ps
+	provisioning.WarnSharedShell(ps, p, legacyName)
 	inputs := 0
 	for i := range p.Files {
 		f := &p.Files[i]
@@ -53,6 +56,13 @@ func (b *legacyBuilder) checkUnsupported() {
 		// cloud-init locks such a password; CABPK's legacy layout leaves it
 		// usable. Flatcar users rely on that for console logins, so the bytes
 		// stay CABPK's and the difference is a warning, not an error.
+		// sudo's @includedir skips file names with a '.' or a trailing '~'
+		// (sudoers(5)); CABPK names the file after the user, so such a
+		// user's rule is written and never read. Ignition v3 names the
+		// file so sudo reads it.
+		if u.Sudo != "" && (strings.IndexByte(u.Name, '.') >= 0 || strings.HasSuffix(u.Name, "~")) {
+			ps.Warnf(pp("sudo"), "is written to %s<name>, which sudo skips for a name with '.' or a trailing '~': the user gets no sudo (CABPK's behaviour; rename the user or use Ignition v3)", legacySudoersDir)
+		}
 		if u.Passwd != "" && (u.LockPassword == nil || *u.LockPassword) {
 			ps.Warnf(pp("lockPassword"), "the legacy %s layout sets passwd as a usable password hash; it does not lock it as cloud-init does (set lockPassword: false to say so, or use Ignition v3)", Format)
 		}
@@ -60,7 +70,7 @@ func (b *legacyBuilder) checkUnsupported() {
 	if n := p.NTP; n != nil {
 		switch {
 		case n.Enabled != nil && !*n.Enabled:
-			ps.Warnf(p.SectionPath(provisioning.SectionNTP).Field("enabled"), "is false, but the legacy %s layout enables ntpd for any set value (CABPK's behaviour; use Ignition v3 to disable NTP)", Format)
+			ps.Warnf(p.SectionPath(provisioning.SectionNTP).Field("enabled"), "is false, but the legacy %s layout enables ntpd for any set value (CABPK's behaviour; the Plan's meaning, which Ignition v3 follows, is that false configures nothing)", Format)
 		case n.Enabled == nil && len(n.Servers) > 0:
 			ps.Warnf(p.SectionPath(provisioning.SectionNTP).Field("servers"), "are dropped: the legacy %s layout writes NTP servers only when enabled is set (CABPK's behaviour; set enabled: true)", Format)
 		}
@@ -136,7 +146,11 @@ func (b *legacyBuilder) mounts() {
 		blk.text("\n\n[Install]\nWantedBy=multi-user.target")
 		contents := b.block(&blk)
 		name := strings.TrimPrefix(strings.ReplaceAll(where, "/", "-"), "-") + ".mount"
-		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, ctypes.SystemdUnit{Name: b.plain(slotUnitName, pp.Index(1), name), Enabled: ptrTo(true), Contents: contents})
+		unit := ctypes.SystemdUnit{Name: b.plain(slotUnitName, pp.Index(1), name), Enabled: ptrTo(true), Contents: contents}
+		// The mount point as read names the unit; CABPK's transpiler refuses a
+		// name that reads without the .mount extension.
+		legacyRefused(&b.ps, pp.Index(1), ign23types.Unit{Name: unit.Name}.ValidateName())
+		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, unit)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	ctypes "github.com/flatcar/container-linux-config-transpiler/config/types"
+	ign23types "github.com/flatcar/ignition/config/v2_3/types"
 
 	"github.com/nodeboot/nodeboot/provisioning"
 )
@@ -109,7 +110,7 @@ func (b *legacyBuilder) build() {
 				blk.text(",")
 			}
 			u := &p.Users[i]
-			blk.value(p.UserPath(i).Field("name"), u.Name, false)
+			blk.value(p.UserPath(i).Member("name"), u.Name, false)
 		}
 		blk.text("\n  PasswordAuthentication yes")
 		b.cfg.Storage.Files = append(b.cfg.Storage.Files, b.generatedFile(legacySSHDConfig, 0o600, &blk))
@@ -246,6 +247,9 @@ func (b *legacyBuilder) file(i int, f *provisioning.File) {
 		b.ps.Warnf(pp("content"), "is changed when read by the legacy layout (a YAML literal block: line breaks other than LF are read as LF)")
 	}
 	out.Contents.Inline = r.content
+	if out.Mode != nil {
+		legacyRefused(&b.ps, pp("permissions"), ign23types.File{FileEmbedded1: ign23types.FileEmbedded1{Mode: out.Mode}}.ValidateMode())
+	}
 	b.cfg.Storage.Files = append(b.cfg.Storage.Files, out)
 }
 
@@ -320,7 +324,7 @@ func fieldPaths(origin provisioning.Path, list string, i int) func(field string)
 	if base.IsZero() {
 		base = provisioning.NewPath(list).Index(i)
 	}
-	return func(field string) provisioning.Path { return base.Field(field) }
+	return func(field string) provisioning.Path { return provisioning.FieldPath(origin, base, field) }
 }
 
 // contentField marks a file's content in its block; problems about it are

@@ -49,6 +49,11 @@ type gen struct {
 	// spice scales, in percent, how often YAML-special values are drawn
 	// instead of ordinary ones.
 	spice int
+	// safe keeps the ordinary values to those CABPK's legacy Ignition
+	// renders (absolute devices and mount points, filesystem formats its
+	// transpiler knows, CLC snippets it parses), so that most configs of
+	// the rendering set render; the refusal set draws without it.
+	safe bool
 }
 
 // spicy is true pct% of the time, scaled by spice.

@@ -34,6 +34,15 @@ func (g *gen) val(pct int, ordinary ...string) string {
 	return g.pick(ordinary...)
 }
 
+// ordinary is the first n values when safe, else all of them: the caller
+// lists the values CABPK's legacy Ignition renders first.
+func (g *gen) ordinary(n int, values ...string) []string {
+	if g.safe {
+		return values[:n]
+	}
+	return values
+}
+
 // opt is val, or "" (the field omitted) with probability 1-set%.
 func (g *gen) opt(set, pct int, ordinary ...string) string {
 	if !g.chance(set) {
@@ -165,14 +174,18 @@ func (g *gen) user(s *scenario, i int) bootstrapv1.User {
 	}
 	u.Gecos = g.opt(50, 50, "Ops user", "Build bot", "Jane Doe,Room 1,555-1234")
 	u.Groups = g.opt(50, 40, "adm, sudo", "docker", "users", "a,b", "wheel, docker, adm", ", leading", "trailing, ")
-	u.HomeDir = g.opt(30, 40, append([]string{"/home/u", "/var/lib/x"}, paths...)...)
+	homes := []string{"/home/u", "/var/lib/x"}
+	if !g.safe {
+		homes = append(homes, paths...)
+	}
+	u.HomeDir = g.opt(30, 40, homes...)
 	if g.chance(30) {
 		u.Inactive = g.optBool()
 	}
 	u.Shell = g.opt(50, 30, "/bin/bash", "/bin/sh", "/usr/sbin/nologin", `C:\Windows\System32\cmd.exe`)
 	switch g.r.IntN(3) {
 	case 0:
-		u.Passwd = g.val(40, "$6$rounds=4096$salt$hash", "$1$x$y", "!", "*", "x #y", "$6$a:b")
+		u.Passwd = g.val(40, g.ordinary(4, "$6$rounds=4096$salt$hash", "$1$x$y", "x #y", "$6$a:b", "!", "*")...)
 	case 1:
 		name := fmt.Sprintf("%s-pw-%d", s.name, i)
 		u.PasswdFrom = bootstrapv1.PasswdSource{Secret: bootstrapv1.SecretPasswdSource{Name: name, Key: "passwd"}}
@@ -201,7 +214,7 @@ func (g *gen) disks(spec *bootstrapv1.KubeadmConfigSpec, ignition bool) {
 	for i, n := 0, g.r.IntN(3); i < n; i++ {
 		p := bootstrapv1.Partition{Device: fmt.Sprintf("/dev/sd%c", 'b'+i), Overwrite: g.optBool()}
 		if g.chance(25) {
-			p.Device = g.val(60, "/dev/disk/azure/scsi1/lun0", "/dev/nvme1n1", "ephemeral0", "swap", `\\.\PhysicalDrive1`)
+			p.Device = g.val(60, g.ordinary(2, "/dev/disk/azure/scsi1/lun0", "/dev/nvme1n1", "ephemeral0", "swap", `\\.\PhysicalDrive1`)...)
 		}
 		if g.chance(50) {
 			p.TableType = "gpt"
@@ -233,9 +246,9 @@ func (g *gen) disks(spec *bootstrapv1.KubeadmConfigSpec, ignition bool) {
 		spec.DiskSetup.Partitions = append(spec.DiskSetup.Partitions, p)
 	}
 	for i, n := 0, g.r.IntN(3); i < n; i++ {
-		f := bootstrapv1.Filesystem{Device: fmt.Sprintf("/dev/sd%c1", 'b'+i), Filesystem: g.val(15, "ext4", "xfs", "swap", "btrfs", "vfat", "ntfs")}
+		f := bootstrapv1.Filesystem{Device: fmt.Sprintf("/dev/sd%c1", 'b'+i), Filesystem: g.val(15, g.ordinary(5, "ext4", "xfs", "swap", "btrfs", "vfat", "ntfs")...)}
 		if g.chance(20) {
-			f.Device = g.val(60, "/dev/nvme1n1p1", "ephemeral0.1", "swap", "/dev/disk/by-label/x")
+			f.Device = g.val(60, g.ordinary(2, "/dev/nvme1n1p1", "/dev/disk/by-label/x", "ephemeral0.1", "swap")...)
 		}
 		f.Label = fmt.Sprintf("disk%d", i)
 		if g.spicy(25) {
@@ -279,7 +292,7 @@ func (g *gen) mounts(spec *bootstrapv1.KubeadmConfigSpec) {
 		}
 		m := bootstrapv1.MountPoints{first}
 		if !g.spicy(5) {
-			m = append(m, g.val(25, fmt.Sprintf("/mnt/m%d", i), fmt.Sprintf("/var/lib/m-%d", i), "/var/lib/etcd", "none", "c:/mnt", "rel/mnt", "/mnt/a b"))
+			m = append(m, g.val(25, g.ordinary(4, fmt.Sprintf("/mnt/m%d", i), fmt.Sprintf("/var/lib/m-%d", i), "/var/lib/etcd", "/mnt/a b", "none", "c:/mnt", "rel/mnt")...))
 		}
 		if len(m) == 2 && g.chance(60) {
 			m = append(m, g.val(15, "ext4", "xfs", "auto", "swap", "tmpfs"))
@@ -413,8 +426,8 @@ func (g *gen) kubeadm(s *scenario) {
 // CABPK to create in the workload cluster.
 func (g *gen) discovery(s *scenario, d *bootstrapv1.Discovery) {
 	if g.chance(25) {
-		d.File.KubeConfigPath = g.val(25, "/tmp/discovery.kubeconfig", "/etc/kubernetes/discovery.yaml", "c:/k/discovery.kubeconfig",
-			`C:\k\discovery.kubeconfig`, "relative.kubeconfig", "https://example.com/kubeconfig")
+		d.File.KubeConfigPath = g.val(25, g.ordinary(2, "/tmp/discovery.kubeconfig", "/etc/kubernetes/discovery.yaml", "c:/k/discovery.kubeconfig",
+			`C:\k\discovery.kubeconfig`, "relative.kubeconfig", "https://example.com/kubeconfig")...)
 		if g.chance(25) {
 			return // kubeadm reads a file or URL CABPK does not write
 		}
