@@ -105,7 +105,7 @@ func Build(ctx context.Context, in Input) (*Result, error) {
 		return nil, err
 	}
 	r := &Result{Plan: b.plan, Format: format, Options: opts, Strict: strict, Certificates: b.certs, Config: in.Config}
-	if opts.Version != "" || opts.Corrections {
+	if opts.Version != provisioning.VersionCABPK || opts.Corrections {
 		// nodeboot's own modes: no CABPK bytes to keep.
 		r.QuietInitToken()
 	}

@@ -28,7 +28,7 @@ func (b *builder) resolveFiles(ctx context.Context) ([]provisioning.File, error)
 	var budget *templateBudget
 	for i := range spec.Files {
 		f := spec.Files[i]
-		origin := provisioning.NewPath("spec", "files").Index(i)
+		origin := provisioning.NewPath("spec", "files").Index(i).WithFields()
 		// The template's text is where the user wrote it: in a Secret for
 		// contentFrom, which the message names but never quotes.
 		source := origin.Field("content")
@@ -64,7 +64,7 @@ func (b *builder) resolveUsers(ctx context.Context) ([]provisioning.User, error)
 	spec := &b.in.Config.Spec
 	var out []provisioning.User
 	for i, u := range spec.Users {
-		origin := provisioning.NewPath("spec", "users").Index(i)
+		origin := provisioning.NewPath("spec", "users").Index(i).WithFields()
 		passwd := u.Passwd
 		if u.PasswdFrom.IsDefined() {
 			s := u.PasswdFrom.Secret

@@ -70,17 +70,22 @@ func (in *Input) renderOptions(ps *problems) (string, provisioning.Options) {
 	if format == "" {
 		format = FormatCloudConfig
 	}
-	var opts provisioning.Options
+	// The library's zero Options are its plain dialects; a KubeadmConfig
+	// gets CABPK's unless an annotation opts out (an empty ignition-version
+	// annotation keeps CABPK's, as it always has).
+	opts := provisioning.Options{Version: provisioning.VersionCABPK}
 	opts.Corrections = in.boolAnnotation(AnnotationCloudInitCorrections, false, ps)
 	if format == FormatIgnition {
-		if v, ok := in.annotation(AnnotationIgnitionVersion); ok {
+		if v, ok := in.annotation(AnnotationIgnitionVersion); ok && v != "" {
 			opts.Version = v
 		}
 		opts.Origins.Version = annotationPath(AnnotationIgnitionVersion)
 		opts.Origins.AdditionalConfig = provisioning.NewPath("spec", "ignition", "containerLinuxConfig", "additionalConfig")
 		clc := spec.Ignition.ContainerLinuxConfig
 		opts.AdditionalConfig = []byte(clc.AdditionalConfig)
-		opts.Strict = clc.Strict != nil && *clc.Strict
+		// CABPK's strict is about the Container Linux Config alone;
+		// nodeboot.dev/strict (Result.Strict) is the one for every warning.
+		opts.StrictAdditionalConfig = clc.Strict != nil && *clc.Strict
 	}
 	return format, opts
 }

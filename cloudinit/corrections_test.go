@@ -17,17 +17,17 @@ func ptr[T any](v T) *T { return &v }
 func hazardous() *provisioning.Plan {
 	return &provisioning.Plan{
 		Role:     provisioning.RoleJoinWorker,
-		Files:    []provisioning.File{{Path: "/etc/tpl", Content: "v={{ .Version }}\n", Origin: provisioning.NewPath("spec", "files").Index(0)}},
-		Users:    []provisioning.User{{Name: "old", Inactive: ptr(true), Origin: provisioning.NewPath("spec", "users").Index(0)}},
+		Files:    []provisioning.File{{Path: "/etc/tpl", Content: "v={{ .Version }}\n", Origin: provisioning.NewPath("spec", "files").Index(0).WithFields()}},
+		Users:    []provisioning.User{{Name: "old", Inactive: ptr(true), Origin: provisioning.NewPath("spec", "users").Index(0).WithFields()}},
 		Disks:    &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb"}}},
 		Mounts:   []provisioning.Mount{{"LABEL=d", "/data", "ext4", "defaults", "0", "2"}},
-		Commands: []provisioning.Command{{Phase: provisioning.PhasePre, Script: "docker ps --format '{{.ID}}'", Origin: provisioning.NewPath("spec", "preKubeadmCommands").Index(0)}, {Phase: provisioning.PhaseBootstrap, Script: "join"}},
+		Commands: []provisioning.Command{{Phase: provisioning.PhasePre, Script: "docker ps --format '{{.ID}}'", Origin: provisioning.NewPath("spec", "preKubeadmCommands").Index(0).WithFields()}, {Phase: provisioning.PhaseBootstrap, Script: "join"}},
 		Sentinel: "/run/cluster-api/bootstrap-success.complete",
 	}
 }
 
 func TestWarningsNameEveryHazard(t *testing.T) {
-	out, err := (&cloudinit.Renderer{}).Render(hazardous(), provisioning.Options{})
+	out, err := (&cloudinit.Renderer{}).Render(hazardous(), provisioning.Options{Version: provisioning.VersionCABPK})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ type cloudConfig struct {
 }
 
 func TestCorrectionsKeepMeaning(t *testing.T) {
-	out, err := (&cloudinit.Renderer{}).Render(hazardous(), provisioning.Options{Corrections: true})
+	out, err := (&cloudinit.Renderer{}).Render(hazardous(), provisioning.Options{Version: provisioning.VersionCABPK, Corrections: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,18 +86,18 @@ func TestCorrectionsKeepMeaning(t *testing.T) {
 }
 
 func TestCompressAndBudget(t *testing.T) {
-	plain, err := (&cloudinit.Renderer{}).Render(hazardous(), provisioning.Options{})
+	plain, err := (&cloudinit.Renderer{}).Render(hazardous(), provisioning.Options{Version: provisioning.VersionCABPK})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gz, err := (&cloudinit.Renderer{}).Render(hazardous(), provisioning.Options{Compress: true})
+	gz, err := (&cloudinit.Renderer{}).Render(hazardous(), provisioning.Options{Version: provisioning.VersionCABPK, Compress: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if gz.Data[0] != 0x1f || gz.Data[1] != 0x8b || gz.Sizes["uncompressed"] != len(plain.Data) || gz.Sizes["total"] != len(gz.Data) {
 		t.Fatalf("gzip output: magic %x, sizes %v, plain %d", gz.Data[:2], gz.Sizes, len(plain.Data))
 	}
-	if _, err := (&cloudinit.Renderer{}).Render(hazardous(), provisioning.Options{MaxBytes: 10}); err == nil {
+	if _, err := (&cloudinit.Renderer{}).Render(hazardous(), provisioning.Options{Version: provisioning.VersionCABPK, MaxBytes: 10}); err == nil {
 		t.Fatal("an output over budget must be an error")
 	}
 }

@@ -1,6 +1,10 @@
 // Package cloudinit renders a provisioning.Plan as #cloud-config user data.
 //
-// The default output is byte-for-byte what Cluster API's kubeadm bootstrap
+// Two dialects. The zero provisioning.Options render the plain one
+// (VersionPlain): a typed document where every value is data and every
+// hazard an error. Options.Version VersionCABPK (which package bootstrap
+// passes for KubeadmConfigs) renders CABPK's: its output is byte-for-byte
+// what Cluster API's kubeadm bootstrap
 // provider (CABPK) v1.14 writes for the same intent, so machines keep the same
 // bootstrap data when an operator swaps providers. CABPK produces its bytes from
 // text templates with a peculiar layout; this package reproduces that layout

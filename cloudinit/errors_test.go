@@ -13,7 +13,7 @@ import (
 func workerPlan() *provisioning.Plan {
 	return &provisioning.Plan{
 		Role:     provisioning.RoleJoinWorker,
-		Files:    []provisioning.File{{Path: "/etc/app.conf", Permissions: "0644", Content: "app\n", Origin: provisioning.NewPath("spec", "files").Index(0)}},
+		Files:    []provisioning.File{{Path: "/etc/app.conf", Permissions: "0644", Content: "app\n", Origin: provisioning.NewPath("spec", "files").Index(0).WithFields()}},
 		Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "kubeadm join"}},
 		Sentinel: "/run/cluster-api/bootstrap-success.complete",
 	}
@@ -40,8 +40,8 @@ func TestErrorClasses(t *testing.T) {
 				return p
 			}, invalid: true, path: "commands[1]"},
 			{name: "sentinel without bootstrap command", plan: func() *provisioning.Plan { p := workerPlan(); p.Commands = nil; return p }, invalid: true, path: "sentinel"},
-			{name: "additional config", plan: workerPlan, opts: provisioning.Options{AdditionalConfig: []byte("x: 1\n")}, unsupp: true, path: "additionalConfig"},
-			{name: "over budget", plan: workerPlan, opts: provisioning.Options{MaxBytes: 10}, invalid: true, also: provisioning.ErrTooLarge},
+			{name: "additional config", plan: workerPlan, opts: provisioning.Options{Version: provisioning.VersionCABPK, AdditionalConfig: []byte("x: 1\n")}, unsupp: true, path: "additionalConfig"},
+			{name: "over budget", plan: workerPlan, opts: provisioning.Options{Version: provisioning.VersionCABPK, MaxBytes: 10}, invalid: true, also: provisioning.ErrTooLarge},
 		} {
 			t.Run(dialect+"/"+tc.name, func(t *testing.T) {
 				opts := tc.opts

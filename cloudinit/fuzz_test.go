@@ -30,8 +30,8 @@ func FuzzRender(f *testing.F) {
 			Sentinel:     "/run/done",
 		}
 		r := &Renderer{}
-		out, err := r.Render(p, provisioning.Options{Corrections: corrections})
-		if checkErr := r.Check(p, provisioning.Options{Corrections: corrections}).Err(); (checkErr == nil) != (err == nil) {
+		out, err := r.Render(p, provisioning.Options{Version: provisioning.VersionCABPK, Corrections: corrections})
+		if checkErr := r.Check(p, provisioning.Options{Version: provisioning.VersionCABPK, Corrections: corrections}).Err(); (checkErr == nil) != (err == nil) {
 			t.Fatalf("Check error %v, Render error %v", checkErr, err)
 		}
 		if err != nil {

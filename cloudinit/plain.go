@@ -13,9 +13,10 @@ import (
 
 // VersionPlain selects the plain cloud-config dialect through
 // provisioning.Options.Version: for Plans that do not come from a
-// KubeadmConfig, such as those of k3s, RKE2 or MicroK8s providers.
+// KubeadmConfig, such as those of k3s, RKE2 or MicroK8s providers. It is
+// what the zero Options render too ("" and "plain" are the same dialect).
 //
-// CABPK's dialect (Version "") starts every document with a jinja header,
+// CABPK's dialect (Version VersionCABPK) starts every document with a jinja header,
 // adds CABPK's /run/cluster-api placeholder file and lays out YAML by hand
 // to keep CABPK's bytes, so "{{ }}" in a manifest is a jinja hazard and a
 // sudo rule such as "ALL=(ALL) NOPASSWD: ALL" is YAML syntax. The plain
@@ -48,7 +49,7 @@ func checkPlain(p *provisioning.Plan, opts provisioning.Options) (provisioning.P
 	for i := range p.Users {
 		u := &p.Users[i]
 		if strings.ContainsAny(u.Sudo, "\n\r") {
-			ps.Errorf(p.UserPath(i).Field("sudo"), "must be one sudoers rule on one line")
+			ps.Errorf(p.UserPath(i).Member("sudo"), "must be one sudoers rule on one line")
 		}
 	}
 	for i, m := range p.Mounts {
@@ -59,7 +60,7 @@ func checkPlain(p *provisioning.Plan, opts provisioning.Options) (provisioning.P
 		}
 	}
 	plainDiskGaps(&ps, p)
-	return ps, p
+	return ps.Strict(opts), p
 }
 
 // plainDiskGaps warns where cloud-init 22.4's schema rejects what its disk
@@ -118,16 +119,19 @@ func renderPlain(p *provisioning.Plan, opts provisioning.Options) (*provisioning
 		out.Sizes[provisioning.SizeTotal] = len(out.Data)
 	}
 	if opts.MaxBytes > 0 && len(out.Data) > opts.MaxBytes {
-		return nil, fmt.Errorf("%w: %s output is %d bytes, budget %d", provisioning.ErrTooLarge, plainName, len(out.Data), opts.MaxBytes)
+		return nil, provisioning.TooLarge("%s output is %d bytes, budget %d", plainName, len(out.Data), opts.MaxBytes)
 	}
 	return out, nil
 }
 
 // marshalPlain writes the header and the document, and sizes its
-// write_files and runcmd parts (the keys CABPK's dialect reports too) by
-// marshalling each alone.
+// write_files and runcmd/bootcmd parts (the keys CABPK's dialect reports
+// too). Every top-level key starts a line of its own at column 0 and
+// everything under it is indented, so a part's size is read off the
+// document itself: marshalling each part again took a third of the render.
 func marshalPlain(d *plainDoc) ([]byte, map[string]int, error) {
 	var b bytes.Buffer
+	b.Grow(plainEstimate(d))
 	b.WriteString(plainHeader)
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -137,17 +141,43 @@ func marshalPlain(d *plainDoc) ([]byte, map[string]int, error) {
 	if err := enc.Close(); err != nil {
 		return nil, nil, err
 	}
-	sizes := map[string]int{provisioning.SizeTotal: b.Len()}
-	for key, part := range map[string]any{provisioning.SizeWriteFiles: &plainDoc{WriteFiles: d.WriteFiles}, provisioning.SizeCommands: &plainDoc{RunCmd: d.RunCmd, BootCmd: d.BootCmd}} {
-		raw, err := yaml.Marshal(part)
-		if err != nil {
-			return nil, nil, err
-		}
-		if string(raw) != "{}\n" {
-			sizes[key] = len(raw)
-		} else {
-			sizes[key] = 0
+	data := b.Bytes()
+	sizes := map[string]int{provisioning.SizeTotal: len(data), provisioning.SizeWriteFiles: 0, provisioning.SizeCommands: 0}
+	key, start := "", 0
+	account := func(end int) {
+		switch key {
+		case "write_files":
+			sizes[provisioning.SizeWriteFiles] += end - start
+		case "runcmd", "bootcmd":
+			sizes[provisioning.SizeCommands] += end - start
 		}
 	}
-	return b.Bytes(), sizes, nil
+	for i := len(plainHeader); i < len(data); {
+		eol := bytes.IndexByte(data[i:], '\n')
+		if eol < 0 {
+			eol = len(data) - i
+		} else {
+			eol++
+		}
+		if c := data[i]; c != ' ' && c != '\n' {
+			account(i)
+			key, start = "", i
+			if colon := bytes.IndexByte(data[i:i+eol], ':'); colon > 0 {
+				key = string(data[i : i+colon])
+			}
+		}
+		i += eol
+	}
+	account(len(data))
+	return data, sizes, nil
+}
+
+// plainEstimate is about what the document takes, so the buffer grows at
+// most once or twice.
+func plainEstimate(d *plainDoc) int {
+	n := 256
+	for _, f := range d.WriteFiles {
+		n += 96 + len(f.Path) + len(f.Content)*5/4
+	}
+	return n
 }

@@ -75,7 +75,14 @@ type plainFS struct {
 // plainDocument builds the document of a Plan whose units are already
 // desugared (withUnits) and which passed checkPlain.
 func plainDocument(p *provisioning.Plan) *plainDoc {
-	d := &plainDoc{BootCmd: p.BootCommands}
+	d := &plainDoc{}
+	if len(p.BootCommands) > 0 {
+		// As runcmd: each in its own shell, the first failure stops the rest.
+		d.BootCmd = append(make([]string, 0, len(p.BootCommands)+1), "set -e")
+		for _, c := range p.BootCommands {
+			d.BootCmd = append(d.BootCmd, provisioning.OwnShell(c))
+		}
+	}
 	created := map[string]bool{}
 	for i := range p.Users {
 		u := &p.Users[i]
@@ -205,7 +212,9 @@ func plainNumber(s string) any {
 // plainRunCmd is runcmd as one script with set -e semantics: the unit
 // steps and pre commands, the bootstrap command, the sentinel, then the
 // post commands, so a failing command stops everything after it, as in
-// Ignition v3's first-boot script and the Plan's phase order.
+// Ignition v3's first-boot script and the Plan's phase order. Each command
+// runs in its own "/bin/sh -e -c", as the Plan's Command says: its exit 0,
+// cd or variables end with it, and its exit code is runcmd's.
 func plainRunCmd(p *provisioning.Plan) []string {
 	if len(p.Commands) == 0 && p.Sentinel == "" {
 		return nil
@@ -213,14 +222,14 @@ func plainRunCmd(p *provisioning.Plan) []string {
 	out := []string{"set -e"}
 	for _, phase := range []provisioning.Phase{provisioning.PhasePre, provisioning.PhaseBootstrap} {
 		for _, c := range p.CommandsIn(phase) {
-			out = append(out, c.Script)
+			out = append(out, provisioning.OwnShell(c.Script))
 		}
 	}
 	if p.Sentinel != "" {
 		out = append(out, "mkdir -p "+shellQuote(path.Dir(p.Sentinel))+" && echo success > "+shellQuote(p.Sentinel))
 	}
 	for _, c := range p.CommandsIn(provisioning.PhasePost) {
-		out = append(out, c.Script)
+		out = append(out, provisioning.OwnShell(c.Script))
 	}
 	return out
 }

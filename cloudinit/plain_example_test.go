@@ -45,5 +45,5 @@ func ExampleVersionPlain() {
 	// file /var/lib/rancher/k3s/server/manifests/chart.yaml: "image: {{ .Values.image }}\n"
 	// file /etc/systemd/system/k3s.service: "[Service]\nExecStart=/usr/local/bin/k3s server\n"
 	// sudo: ALL=(ALL) NOPASSWD: ALL
-	// runcmd: ["set -e" "systemctl daemon-reload" "systemctl enable k3s.service && systemctl restart k3s.service"]
+	// runcmd: ["set -e" "/bin/sh -e -c 'systemctl daemon-reload'" "/bin/sh -e -c 'systemctl enable k3s.service'" "/bin/sh -e -c 'systemctl restart k3s.service'"]
 }

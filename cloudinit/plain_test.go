@@ -206,13 +206,15 @@ func TestPlainPassesCloudInitSchema(t *testing.T) {
 	require.Equal(t, true, files0[2].(map[string]any)["defer"], "a file owned by a Plan user is written after users-groups")
 	require.Nil(t, files0[0].(map[string]any)["defer"], "a root file is not deferred")
 	require.Equal(t, []any{
-		"set -e", "systemctl daemon-reload",
-		"systemctl enable k3s.service && systemctl restart k3s.service",
-		"systemctl try-restart containerd.service",
-		"systemctl disable --now apt-daily.timer",
-		"echo {{ not jinja }} > /tmp/pre", "k3s server --cluster-init",
+		"set -e", "/bin/sh -e -c 'systemctl daemon-reload'",
+		"/bin/sh -e -c 'systemctl enable k3s.service'",
+		"/bin/sh -e -c 'systemctl try-restart containerd.service'",
+		"/bin/sh -e -c 'systemctl disable --now apt-daily.timer'",
+		"/bin/sh -e -c 'echo {{ not jinja }} > /tmp/pre'",
+		"/bin/sh -e -c 'systemctl restart k3s.service'",
+		"/bin/sh -e -c 'k3s server --cluster-init'",
 		"mkdir -p '/run/k3s-bootstrap' && echo success > '/run/k3s-bootstrap/success'",
-		"echo done: ok > /tmp/post",
+		"/bin/sh -e -c 'echo done: ok > /tmp/post'",
 	}, k3s["runcmd"])
 	users := byName["users"]["users"].([]any)
 	require.Equal(t, "0640", users[2].(map[string]any)["name"])

@@ -28,7 +28,7 @@ func (*Renderer) Check(p *provisioning.Plan, opts provisioning.Options) provisio
 	if p == nil {
 		return p.Validate()
 	}
-	if opts.Version == VersionPlain {
+	if plainVersion(opts.Version) {
 		ps, _ := checkPlain(p, opts)
 		return ps
 	}
@@ -36,12 +36,21 @@ func (*Renderer) Check(p *provisioning.Plan, opts provisioning.Options) provisio
 	return ps
 }
 
+// VersionCABPK selects CABPK's dialect: provisioning.VersionCABPK.
+const VersionCABPK = provisioning.VersionCABPK
+
+// plainVersion reports whether version selects the plain dialect: the
+// zero Options do, so a provider that is not CABPK gets nodeboot's own
+// mode without asking.
+func plainVersion(version string) bool { return version == "" || version == VersionPlain }
+
 // check is what Check and Render share. This is CABPK's dialect: what
-// Validate calls a hazard is what CABPK renders, so it is a warning here.
+// Validate calls a hazard is what CABPK renders, so it is a warning here,
+// and an error only under Options.Strict.
 func check(p *provisioning.Plan, opts provisioning.Options) (provisioning.Problems, *hazards) {
 	ps := p.Validate().Tolerate()
-	if opts.Version != "" {
-		ps.Reportf(opts.VersionPath(), ErrUnknownVersion, "the %s provisioner renders version %q (CABPK's dialect) and %q; version %q is not supported", Format, "", VersionPlain, opts.Version)
+	if opts.Version != VersionCABPK {
+		ps.Reportf(opts.VersionPath(), ErrUnknownVersion, "the %s provisioner renders version %q or %q (its plain dialect) and %q (CABPK's dialect); version %q is not supported", Format, "", VersionPlain, VersionCABPK, opts.Version)
 	}
 	if len(opts.AdditionalConfig) > 0 {
 		// cloud-init merges user data parts itself; a second document is
@@ -50,7 +59,8 @@ func check(p *provisioning.Plan, opts provisioning.Options) (provisioning.Proble
 		provisioning.Unsupported(&ps, Format, opts.AdditionalConfigPath(), "additional config")
 	}
 	hz := findHazards(p, &ps, opts.Corrections)
-	return ps, hz
+	provisioning.WarnSharedShell(&ps, p, Format+" (CABPK)")
+	return ps.Strict(opts), hz
 }
 
 // Render implements provisioning.Provisioner.
@@ -58,7 +68,7 @@ func (r *Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*pro
 	if p == nil {
 		return nil, p.Validate().Err()
 	}
-	if opts.Version == VersionPlain {
+	if plainVersion(opts.Version) {
 		return renderPlain(p, opts)
 	}
 	p = withUnits(p)
@@ -93,7 +103,7 @@ func (r *Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*pro
 		out.Sizes[provisioning.SizeTotal] = len(out.Data)
 	}
 	if opts.MaxBytes > 0 && len(out.Data) > opts.MaxBytes {
-		return nil, fmt.Errorf("%w: %s output is %d bytes, budget %d", provisioning.ErrTooLarge, Format, len(out.Data), opts.MaxBytes)
+		return nil, provisioning.TooLarge("%s output is %d bytes, budget %d", Format, len(out.Data), opts.MaxBytes)
 	}
 	return out, nil
 }

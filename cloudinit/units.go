@@ -10,9 +10,14 @@ import (
 // systemctl steps open runcmd, before the pre commands:
 //
 //	systemctl daemon-reload                       (always, once)
-//	systemctl enable NAME && systemctl restart NAME   (enabled: true)
+//	systemctl enable NAME                         (enabled: true)
 //	systemctl disable --now NAME                  (enabled: false)
 //	systemctl try-restart NAME                    (enabled unset)
+//
+// and, after the Plan's pre commands (which may install the unit's binary),
+// before its bootstrap command:
+//
+//	systemctl restart NAME                        (enabled: true)
 //
 // write_files runs in cloud-init's init stage and runcmd in its final
 // stage, long after systemd started the image's units; restart (rather
@@ -39,6 +44,7 @@ func withUnits(p *provisioning.Plan) *provisioning.Plan {
 	q.Files = make([]provisioning.File, len(p.Files), len(p.Files)+2*len(p.Units))
 	copy(q.Files, p.Files)
 	steps := []provisioning.Command{{Phase: provisioning.PhasePre, Script: "systemctl daemon-reload", Origin: provisioning.NewPath("units")}}
+	var starts []provisioning.Command
 	for i := range p.Units {
 		u := &p.Units[i]
 		origin := p.UnitPath(i)
@@ -56,19 +62,25 @@ func withUnits(p *provisioning.Plan) *provisioning.Plan {
 		if u.Enabled != nil {
 			script = "systemctl disable --now " + name
 			if *u.Enabled {
-				script = "systemctl enable " + name + " && systemctl restart " + name
+				// Started after the Plan's pre commands, which may install
+				// the unit's binary: what Unit.Enabled means.
+				script = "systemctl enable " + name
+				starts = append(starts, provisioning.Command{Phase: provisioning.PhasePre, Script: "systemctl restart " + name, Origin: origin})
 			}
 		}
 		steps = append(steps, provisioning.Command{Phase: provisioning.PhasePre, Script: script, Origin: origin})
 	}
 	// The steps come first; the Plan's own commands keep naming their
 	// index in the Plan, not in the desugared copy.
-	q.Commands = make([]provisioning.Command, 0, len(steps)+len(p.Commands))
+	q.Commands = make([]provisioning.Command, 0, len(steps)+len(p.Commands)+len(starts))
 	q.Commands = append(q.Commands, steps...)
 	for i, c := range p.Commands {
 		c.Origin = p.CommandPath(i)
 		q.Commands = append(q.Commands, c)
 	}
+	// CommandsIn keeps this order within a phase: the starts of enabled
+	// units follow the Plan's pre commands and precede its bootstrap command.
+	q.Commands = append(q.Commands, starts...)
 	return &q
 }
 

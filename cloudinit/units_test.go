@@ -36,12 +36,12 @@ func unitsPlan() *provisioning.Plan {
 // units' contents and the steps as the Plan says.
 func TestCABPKDialectUnits(t *testing.T) {
 	p := unitsPlan()
-	out, err := (&cloudinit.Renderer{}).Render(p, provisioning.Options{})
+	out, err := (&cloudinit.Renderer{}).Render(p, provisioning.Options{Version: provisioning.VersionCABPK})
 	require.NoError(t, err)
 	require.Empty(t, out.Warnings)
 	withoutUnits := unitsPlan()
 	withoutUnits.Units = nil
-	bare, err := (&cloudinit.Renderer{}).Render(withoutUnits, provisioning.Options{})
+	bare, err := (&cloudinit.Renderer{}).Render(withoutUnits, provisioning.Options{Version: provisioning.VersionCABPK})
 	require.NoError(t, err)
 	require.NotEqual(t, bare.Data, out.Data)
 
@@ -69,9 +69,10 @@ func TestCABPKDialectUnits(t *testing.T) {
 	}, files)
 	require.Equal(t, []any{
 		"systemctl daemon-reload",
-		"systemctl enable node-agent.service && systemctl restart node-agent.service",
+		"systemctl enable node-agent.service",
 		"systemctl try-restart kubelet.service",
 		"echo pre",
+		"systemctl restart node-agent.service",
 		"kubeadm join --config /run/kubeadm/kubeadm.yaml && echo success > /run/cluster-api/bootstrap-success.complete",
 	}, doc["runcmd"])
 }
@@ -83,10 +84,25 @@ func TestCABPKDialectUnitProblemsNameTheUnit(t *testing.T) {
 	p := unitsPlan()
 	p.Units[0].Contents = "[Service]\nExecStart=/bin/echo {{ x }}\n"
 	p.Commands[0].Script = "echo {{ y }}"
-	ps := (&cloudinit.Renderer{}).Check(p, provisioning.Options{})
+	ps := (&cloudinit.Renderer{}).Check(p, provisioning.Options{Version: provisioning.VersionCABPK})
 	var paths []string
 	for _, pr := range ps {
 		paths = append(paths, pr.Path.String())
 	}
 	require.ElementsMatch(t, []string{"units[0].content", "commands[0]"}, paths, "%v", ps)
+}
+
+// TestCABPKDialectWarnsOfExitZero: CABPK's runcmd is one shell, so an exit 0
+// in a pre command silently skips the bootstrap command and the sentinel;
+// the dialect keeps the bytes and warns at the command (README, "One Plan,
+// one meaning").
+func TestCABPKDialectWarnsOfExitZero(t *testing.T) {
+	p := unitsPlan()
+	p.Commands[0].Script = "test -f /etc/done && exit 0"
+	var paths []string
+	for _, pr := range (&cloudinit.Renderer{}).Check(p, provisioning.Options{Version: provisioning.VersionCABPK}).Warnings() {
+		paths = append(paths, pr.Path.String())
+	}
+	require.Contains(t, paths, "commands[0]")
+	require.Empty(t, (&cloudinit.Renderer{}).Check(p, provisioning.Options{Version: cloudinit.VersionPlain}).Warnings(), "the plain dialect runs each command in its own shell")
 }

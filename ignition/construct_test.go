@@ -38,7 +38,7 @@ func corpusPlan(r *rand.Rand) *provisioning.Plan {
 	contents := []string{"x\n", "", "a: b #c\n", "  indented\n", "line\r\nbreak", "tab\there", "ünï\u2028code", "{{ .x }}", "#!/bin/sh\necho hi\n", "\x00bin", "aGVsbG8K"}
 	for i, n := 0, r.IntN(6); i < n; i++ {
 		f := provisioning.File{
-			Path: pick(r, paths...), Content: pick(r, contents...), Origin: provisioning.NewPath("spec", "files").Index(i),
+			Path: pick(r, paths...), Content: pick(r, contents...), Origin: provisioning.NewPath("spec", "files").Index(i).WithFields(),
 			Permissions: pick(r, "0644", "0600", "0755", "644", "07777", "017777", "0", ""),
 			Owner:       pick(r, "", "root:root", "core", "1000:1000", "0:wheel", ":g", "a b:c"),
 			Encoding:    pick(r, provisioning.EncodingNone, provisioning.EncodingNone, provisioning.EncodingBase64),
@@ -87,7 +87,7 @@ func corpusPlan(r *rand.Rand) *provisioning.Plan {
 	if r.IntN(10) < 6 {
 		ordinary(p)
 	}
-	p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhasePre, Script: pick(r, "echo pre", "a: b", "multi\nline"), Origin: provisioning.NewPath("spec", "preKubeadmCommands").Index(0)})
+	p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhasePre, Script: pick(r, "echo pre", "a: b", "multi\nline"), Origin: provisioning.NewPath("spec", "preKubeadmCommands").Index(0).WithFields()})
 	p.Commands = append(p.Commands, provisioning.Command{Phase: provisioning.PhaseBootstrap, Script: "kubeadm join --config /etc/kubeadm.yml"})
 	return p
 }
@@ -246,14 +246,14 @@ func TestLegacyAdditionalConfigCache(t *testing.T) {
 	p := &provisioning.Plan{
 		Role: provisioning.RoleJoinWorker,
 		Files: []provisioning.File{
-			{Path: "/etc/app.conf", Permissions: "0644", Content: "app\n", Origin: provisioning.NewPath("spec", "files").Index(0)},
+			{Path: "/etc/app.conf", Permissions: "0644", Content: "app\n", Origin: provisioning.NewPath("spec", "files").Index(0).WithFields()},
 			{Path: legacyInputPath, Permissions: "0600", Content: "---\nkind: JoinConfiguration\n", BootstrapInput: true},
 		},
 		Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "kubeadm join --config /etc/kubeadm.yml"}},
 	}
 	clc := "storage:\n  files:\n  - path: /etc/extra\n    filesystem: root\n    mode: 0644\n    contents:\n      inline: extra\n"
 	render := func(config string) []byte {
-		out, err := (&Renderer{}).Render(p, provisioning.Options{AdditionalConfig: []byte(config)})
+		out, err := (&Renderer{}).Render(p, provisioning.Options{Version: provisioning.VersionCABPK, AdditionalConfig: []byte(config)})
 		if err != nil {
 			t.Fatal(err)
 		}

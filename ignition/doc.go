@@ -1,7 +1,10 @@
 // Package ignition renders a provisioning.Plan as Ignition configuration, in
 // two dialects chosen by provisioning.Options.Version.
 //
-// The default ("") dialect is the Ignition 2.3 JSON that Cluster API's kubeadm
+// The zero Options render the native dialect at DefaultVersion (nodeboot's
+// own mode, for providers that are not CABPK). CABPK's dialect is chosen
+// with Version VersionCABPK ("cabpk"; package bootstrap does so): it is the
+// Ignition 2.3 JSON that Cluster API's kubeadm
 // bootstrap provider (CABPK) v1.14 emits, byte for byte, so Flatcar machines
 // keep their bootstrap data when an operator swaps providers. CABPK gets those
 // bytes by filling a Container Linux Config (CLC) text template, parsing it as
@@ -17,7 +20,7 @@
 // silently drops are errors here, except the ones existing objects already rely
 // on (append), which are warnings so a provider swap changes no byte.
 //
-// The native dialects ("3.3.0", "3.4.0", "3.5.0") are the working group's
+// The native dialects ("3.3.0", "3.4.0", "3.5.0", and "" for DefaultVersion) are the working group's
 // direction: the Plan is built as coreos/ignition v3 typed structs, the user's
 // additional config (Butane or Ignition JSON) is merged with Ignition's own
 // merge rules. What the builder generates is valid by construction: each node

@@ -26,22 +26,22 @@ func TestErrorClasses(t *testing.T) {
 		also            error
 		path            string // "" when the error is not Problems
 	}{
-		{name: "legacy nil plan", plan: nilPlan, invalid: true, also: provisioning.ErrNilPlan},
+		{name: "legacy nil plan", plan: nilPlan, opts: legacy, invalid: true, also: provisioning.ErrNilPlan},
 		{name: "v3 nil plan", plan: nilPlan, opts: v3, invalid: true, also: provisioning.ErrNilPlan},
 		{name: "unknown version", plan: basePlan, opts: provisioning.Options{Version: "2.2.0"}, unsupp: true, also: ignition.ErrUnknownVersion, path: "options.version"},
 		{name: "unknown version, nil plan", plan: nilPlan, opts: provisioning.Options{Version: "2.2.0"}, invalid: true, also: provisioning.ErrNilPlan},
-		{name: "legacy compress", plan: basePlan, opts: provisioning.Options{Compress: true}, unsupp: true, also: provisioning.ErrCompressionUnsupported, path: "options.compress"},
-		{name: "legacy boot commands", plan: func() *provisioning.Plan { p := basePlan(); p.BootCommands = []string{"true"}; return p }, unsupp: true, path: "bootCommands"},
+		{name: "legacy compress", plan: basePlan, opts: provisioning.Options{Version: provisioning.VersionCABPK, Compress: true}, unsupp: true, also: provisioning.ErrCompressionUnsupported, path: "options.compress"},
+		{name: "legacy boot commands", plan: func() *provisioning.Plan { p := basePlan(); p.BootCommands = []string{"true"}; return p }, opts: legacy, unsupp: true, path: "bootCommands"},
 		{name: "v3 windows path", plan: windows, opts: v3, unsupp: true, path: "spec.files[0].path"},
-		{name: "legacy empty file path", plan: func() *provisioning.Plan { p := basePlan(); p.Files[0].Path = ""; return p }, invalid: true, path: "spec.files[0].path"},
+		{name: "legacy empty file path", plan: func() *provisioning.Plan { p := basePlan(); p.Files[0].Path = ""; return p }, opts: legacy, invalid: true, path: "spec.files[0].path"},
 		{name: "v3 relative path (a hazard, an error here)", plan: func() *provisioning.Plan { p := basePlan(); p.Files[0].Path = "etc/a"; return p }, opts: v3, invalid: true, path: "spec.files[0].path"},
 		{name: "v3 sentinel without bootstrap", plan: func() *provisioning.Plan { p := basePlan(); p.Commands = p.Commands[:1]; return p }, opts: v3, invalid: true, path: "sentinel"},
 		{name: "v3 additional config not Butane or JSON", plan: basePlan, opts: provisioning.Options{Version: "3.4.0", AdditionalConfig: []byte("storage: [")}, invalid: true, also: ignition.ErrAdditionalConfig, path: "additionalConfig"},
 		{name: "v3 additional config replacing the bootstrap", plan: basePlan, opts: provisioning.Options{Version: "3.4.0",
 			AdditionalConfig: []byte(`{"ignition":{"version":"3.4.0","config":{"replace":{"source":"https://example.invalid/x"}}}}`)},
 			invalid: true, also: ignition.ErrAdditionalConfig, path: "additionalConfig"},
-		{name: "legacy additional config that does not parse", plan: basePlan, opts: provisioning.Options{AdditionalConfig: []byte("storage: [")}, invalid: true, also: ignition.ErrAdditionalConfig, path: "additionalConfig"},
-		{name: "legacy over budget", plan: basePlan, opts: provisioning.Options{MaxBytes: 10}, invalid: true, also: provisioning.ErrTooLarge},
+		{name: "legacy additional config that does not parse", plan: basePlan, opts: provisioning.Options{Version: provisioning.VersionCABPK, AdditionalConfig: []byte("storage: [")}, invalid: true, also: ignition.ErrAdditionalConfig, path: "additionalConfig"},
+		{name: "legacy over budget", plan: basePlan, opts: provisioning.Options{Version: provisioning.VersionCABPK, MaxBytes: 10}, invalid: true, also: provisioning.ErrTooLarge},
 		{name: "v3 over budget", plan: basePlan, opts: provisioning.Options{Version: "3.4.0", MaxBytes: 10}, invalid: true, also: provisioning.ErrTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,7 +78,7 @@ func TestOptionOriginsNameTheInput(t *testing.T) {
 	}{
 		{provisioning.Options{Version: "9.9.9", Origins: origins}, "metadata.annotations[nodeboot.dev/ignition-version]"},
 		{provisioning.Options{Version: "3.5.0", AdditionalConfig: []byte("nope"), Origins: origins}, "spec.ignition.containerLinuxConfig.additionalConfig"},
-		{provisioning.Options{AdditionalConfig: []byte("storage: ["), Origins: origins}, "spec.ignition.containerLinuxConfig.additionalConfig"},
+		{provisioning.Options{Version: provisioning.VersionCABPK, AdditionalConfig: []byte("storage: ["), Origins: origins}, "spec.ignition.containerLinuxConfig.additionalConfig"},
 	} {
 		_, err := (&ignition.Renderer{}).Render(basePlan(), tc.opts)
 		var ps provisioning.Problems
@@ -98,7 +98,10 @@ func TestV3CompressedKeepsJSON(t *testing.T) {
 	}
 }
 
-var v3 = provisioning.Options{Version: "3.4.0"}
+var (
+	v3     = provisioning.Options{Version: "3.4.0"}
+	legacy = provisioning.Options{Version: provisioning.VersionCABPK}
+)
 
 func nilPlan() *provisioning.Plan { return nil }
 

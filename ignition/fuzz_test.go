@@ -38,7 +38,7 @@ func FuzzRenderIgnition(f *testing.F) {
 			p.BootCommands = []string{cmd}
 		}
 		for _, v := range ignition.Versions {
-			opts := provisioning.Options{Version: v, AdditionalConfig: []byte(additional), Strict: flags&1 != 0, Compress: flags&2 != 0 && v != ""}
+			opts := provisioning.Options{Version: v, AdditionalConfig: []byte(additional), Strict: flags&1 != 0, Compress: flags&2 != 0 && v != ignition.VersionCABPK}
 			checkErr := r.Check(p, opts).Err()
 			out, renderErr := r.Render(p, opts)
 			if renderErr == nil && v != "" && !opts.Compress {

@@ -27,10 +27,10 @@ func runLegacy(p *provisioning.Plan, opts provisioning.Options) (provisioning.Pr
 	}
 	b := &legacyBuilder{plan: p}
 	b.build()
-	ps = append(ps, b.ps...)
+	ps = append(ps, b.ps...).Settle()
 	var extra *ign23types.Config
 	if len(opts.AdditionalConfig) > 0 {
-		cfg, warnings, err := cachedCLCToIgnition(opts.AdditionalConfig, opts.Strict)
+		cfg, warnings, err := cachedCLCToIgnition(opts.AdditionalConfig, opts.Strict || opts.StrictAdditionalConfig)
 		switch {
 		case err != nil:
 			ps.Wrapf(opts.AdditionalConfigPath(), ErrAdditionalConfig, "%v", err)
@@ -44,12 +44,18 @@ func runLegacy(p *provisioning.Plan, opts provisioning.Options) (provisioning.Pr
 
 func renderLegacy(p *provisioning.Plan, opts provisioning.Options) (*provisioning.Output, error) {
 	ps, b, extra := runLegacy(p, opts)
-	if err := ps.Err(); err != nil {
-		return nil, err
+	if errs := ps.Errors(); len(errs) > 0 {
+		// CABPK converts its own CLC before the additional config and stops
+		// there: name what its transpiler refuses in it too.
+		cfg := legacyIgnition(&b.cfg)
+		return nil, append(errs, legacyFieldProblems(p, &cfg)...)
 	}
 	// CABPK converts its own CLC strictly: any finding fails the render.
 	cfg := legacyIgnition(&b.cfg)
 	if r := validateLegacy(&b.cfg, &cfg); len(r.Entries) > 0 {
+		if ps := legacyFieldProblems(p, &cfg); len(ps) > 0 {
+			return nil, ps
+		}
 		return nil, fmt.Errorf("%w: legacy Container Linux Config: %s", ErrInvalidOutput, strings.TrimSpace(r.String()))
 	}
 	files, units := len(cfg.Storage.Files), len(cfg.Systemd.Units)
@@ -64,7 +70,7 @@ func renderLegacy(p *provisioning.Plan, opts provisioning.Options) (*provisionin
 		Sizes:    legacySizes(&cfg, files, units, len(data)),
 	}
 	if opts.MaxBytes > 0 && len(data) > opts.MaxBytes {
-		return nil, fmt.Errorf("%w: %s output is %d bytes, budget %d (Ignition v3 can compress it)", provisioning.ErrTooLarge, legacyName, len(data), opts.MaxBytes)
+		return nil, provisioning.TooLarge("%s output is %d bytes, budget %d (Ignition v3 can compress it)", legacyName, len(data), opts.MaxBytes)
 	}
 	return out, nil
 }

@@ -117,16 +117,16 @@ func (b *legacyBuilder) units() {
 		u := &p.Units[i]
 		up := p.UnitPath(i)
 		if generated[u.Name] {
-			b.ps.Errorf(up.Field("name"), "is a unit the %s layout generates for the Plan's commands, mounts or NTP", legacyName)
+			b.ps.Errorf(up.Member("name"), "is a unit the %s layout generates for the Plan's commands, mounts or NTP", legacyName)
 			continue
 		}
-		out := ctypes.SystemdUnit{Name: b.plain(slotUnitName, up.Field("name"), u.Name), Enabled: u.Enabled}
+		out := ctypes.SystemdUnit{Name: b.plain(slotUnitName, up.Member("name"), u.Name), Enabled: u.Enabled}
 		if u.Contents != "" {
 			blk := clcBlock{indent: 8, before: unitBlockHead, after: unitBlockTail}
-			out.Contents = b.unitBlock(&blk, up.Field("contents"), u.Contents)
+			out.Contents = b.unitBlock(&blk, up.Member("contents"), u.Contents)
 		}
 		for j, d := range u.DropIns {
-			dp := up.Field("dropIns").Index(j)
+			dp := up.Member("dropIns").Index(j)
 			blk := clcBlock{indent: dropInBlockIndent, before: dropInBlockHead, after: dropInBlockTail}
 			out.Dropins = append(out.Dropins, ctypes.SystemdUnitDropIn{Name: b.plain(slotUnitName, dp.Field("name"), d.Name), Contents: b.unitBlock(&blk, dp.Field("contents"), d.Contents)})
 		}

@@ -8,12 +8,14 @@ import (
 	v34 "github.com/coreos/ignition/v2/config/v3_4"
 	"github.com/stretchr/testify/require"
 
+	"github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
 // TestV3NTPConfiguresBothClients: Flatcar runs systemd-timesyncd, Fedora
 // CoreOS chronyd; servers reach whichever the image runs, and enabled: false
-// turns both off.
+// configures nothing, as cloud-init's ntp module skips itself (the Plan's
+// meaning of NTP.Enabled).
 func TestV3NTPConfiguresBothClients(t *testing.T) {
 	p := basePlan()
 	p.NTP = &provisioning.NTP{Servers: []string{"time1.example.com", "time2.example.com"}}
@@ -34,14 +36,23 @@ func TestV3NTPConfiguresBothClients(t *testing.T) {
 	p.NTP.Enabled = new(bool)
 	cfg, _, err = v34.Parse(render(t, p, provisioning.Options{Version: "3.4.0"}).Data)
 	require.NoError(t, err)
-	disabled := map[string]bool{}
 	for _, u := range cfg.Systemd.Units {
-		if u.Enabled != nil && !*u.Enabled {
-			disabled[u.Name] = true
-		}
+		require.NotContains(t, []string{"systemd-timesyncd.service", "chronyd.service"}, u.Name, "enabled: false leaves the time clients as the image has them")
 	}
-	require.Equal(t, map[string]bool{"systemd-timesyncd.service": true, "chronyd.service": true}, disabled)
 	for _, f := range cfg.Storage.Files {
 		require.NotContains(t, []string{"/etc/chrony.conf", "/etc/systemd/timesyncd.conf.d/10-nodeboot.conf"}, f.Path)
 	}
+}
+
+// TestLegacyWarnsOfExitZero: legacy Ignition's kubeadm.sh is one bash
+// script, so an exit 0 in a pre command skips the bootstrap command and the
+// sentinel; CABPK's bytes stay and the command gets a warning.
+func TestLegacyWarnsOfExitZero(t *testing.T) {
+	p := basePlan()
+	p.Commands = append([]provisioning.Command{{Phase: provisioning.PhasePre, Script: "exit 0"}}, p.Commands...)
+	var paths []string
+	for _, pr := range (&ignition.Renderer{}).Check(p, provisioning.Options{Version: provisioning.VersionCABPK}).Warnings() {
+		paths = append(paths, pr.Path.String())
+	}
+	require.Contains(t, paths, "commands[0]")
 }

@@ -71,10 +71,9 @@ func TestUnitNamedLikeAGeneratedUnit(t *testing.T) {
 	}{
 		{"v3 bootstrap unit", "3.4.0", "nodeboot-bootstrap.service", func(*provisioning.Plan) {}},
 		{"v3 mount unit", "3.4.0", "var-lib-data.mount", func(p *provisioning.Plan) { p.Mounts = []provisioning.Mount{{"/dev/vdb", "/var/lib/data"}} }},
-		{"v3 ntp client", "3.5.0", "chronyd.service", func(p *provisioning.Plan) { p.NTP = &provisioning.NTP{Enabled: ptr(false)} }},
-		{"legacy kubeadm unit", "", "kubeadm.service", func(*provisioning.Plan) {}},
-		{"legacy ntpd", "", "ntpd.service", func(p *provisioning.Plan) { p.NTP = &provisioning.NTP{Enabled: ptr(true)} }},
-		{"legacy generic unit", "", "nodeboot-bootstrap.service", func(p *provisioning.Plan) { p.Files = p.Files[:1] }},
+		{"legacy kubeadm unit", provisioning.VersionCABPK, "kubeadm.service", func(*provisioning.Plan) {}},
+		{"legacy ntpd", provisioning.VersionCABPK, "ntpd.service", func(p *provisioning.Plan) { p.NTP = &provisioning.NTP{Enabled: ptr(true)} }},
+		{"legacy generic unit", provisioning.VersionCABPK, "nodeboot-bootstrap.service", func(p *provisioning.Plan) { p.Files = p.Files[:1] }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := basePlan()
@@ -120,7 +119,7 @@ func legacyFile(t *testing.T, cfg ign23types.Config, path string) (string, bool)
 func TestLegacyUnits(t *testing.T) {
 	p := basePlan()
 	p.Units = planUnits()
-	out := render(t, p, provisioning.Options{})
+	out := render(t, p, provisioning.Options{Version: provisioning.VersionCABPK})
 	require.Empty(t, out.Warnings)
 	cfg := legacyConfig(t, out.Data)
 	var names []string
@@ -141,7 +140,7 @@ func TestLegacyUnits(t *testing.T) {
 
 	// What a literal block cannot carry is an error naming the field.
 	p.Units[0].DropIns[0].Contents = "[Service]\r\nEnvironment=A=1\r\n"
-	_, err := (&ignition.Renderer{}).Render(p, provisioning.Options{})
+	_, err := (&ignition.Renderer{}).Render(p, provisioning.Options{Version: provisioning.VersionCABPK})
 	var ps provisioning.Problems
 	require.ErrorAs(t, err, &ps)
 	require.Equal(t, "units[0].dropIns[0].contents", ps.Errors()[0].Path.String(), "%v", err)
@@ -156,7 +155,7 @@ func TestLegacyWithoutBootstrapInput(t *testing.T) {
 	p := basePlan()
 	p.Files = p.Files[:1]
 	p.Commands[1].Script = "k3s agent"
-	cfg := legacyConfig(t, render(t, p, provisioning.Options{}).Data)
+	cfg := legacyConfig(t, render(t, p, provisioning.Options{Version: provisioning.VersionCABPK}).Data)
 	require.Len(t, cfg.Systemd.Units, 1)
 	unit := cfg.Systemd.Units[0]
 	require.Equal(t, "nodeboot-bootstrap.service", unit.Name)
@@ -171,24 +170,24 @@ func TestLegacyWithoutBootstrapInput(t *testing.T) {
 	for _, f := range cfg.Storage.Files {
 		require.NotContains(t, f.Path, "kubeadm")
 	}
-	require.NotContains(t, string(render(t, p, provisioning.Options{}).Data), "kubeadm")
+	require.NotContains(t, string(render(t, p, provisioning.Options{Version: provisioning.VersionCABPK}).Data), "kubeadm")
 
 	// Nothing to run: no unit, no script.
 	p.Commands, p.Sentinel = nil, ""
-	cfg = legacyConfig(t, render(t, p, provisioning.Options{}).Data)
+	cfg = legacyConfig(t, render(t, p, provisioning.Options{Version: provisioning.VersionCABPK}).Data)
 	require.Empty(t, cfg.Systemd.Units)
 	require.Len(t, cfg.Storage.Files, 1)
 
 	// A bootstrap input keeps CABPK's layout and what it needs.
 	k := basePlan()
 	k.Files[1].Path = "/etc/k3s.yml"
-	_, err := (&ignition.Renderer{}).Render(k, provisioning.Options{})
+	_, err := (&ignition.Renderer{}).Render(k, provisioning.Options{Version: provisioning.VersionCABPK})
 	require.ErrorContains(t, err, "files[1].path: the legacy ignition layout runs the bootstrap only while /etc/kubeadm.yml exists")
 	k = basePlan()
 	k.Commands = k.Commands[:1]
-	_, err = (&ignition.Renderer{}).Render(k, provisioning.Options{})
+	_, err = (&ignition.Renderer{}).Render(k, provisioning.Options{Version: provisioning.VersionCABPK})
 	require.ErrorContains(t, err, "commands: the legacy ignition layout needs exactly one bootstrap command")
-	kubeadm, ok := legacyFile(t, legacyConfig(t, render(t, basePlan(), provisioning.Options{}).Data), "/etc/kubeadm.sh")
+	kubeadm, ok := legacyFile(t, legacyConfig(t, render(t, basePlan(), provisioning.Options{Version: provisioning.VersionCABPK}).Data), "/etc/kubeadm.sh")
 	require.True(t, ok)
 	require.True(t, strings.Contains(kubeadm, "mv /etc/kubeadm.yml /tmp/\n"))
 }

@@ -9,9 +9,18 @@ import (
 // Format is the name of this provisioner's output, as CABPK stores it.
 const Format = "ignition"
 
-// Versions lists the Options.Version values this provisioner renders: ""
-// is CABPK's Ignition 2.3, the others native Ignition v3 spec versions.
-var Versions = []string{"", "3.3.0", "3.4.0", "3.5.0"}
+// Versions lists the Options.Version values this provisioner renders:
+// VersionCABPK is CABPK's Ignition 2.3, the others native Ignition v3 spec
+// versions. "" (the zero Options) is DefaultVersion.
+var Versions = []string{VersionCABPK, "3.3.0", "3.4.0", "3.5.0"}
+
+// VersionCABPK selects CABPK's dialect, Ignition 2.3 through a Container
+// Linux Config: provisioning.VersionCABPK.
+const VersionCABPK = provisioning.VersionCABPK
+
+// DefaultVersion is the Ignition v3 spec version the zero Options render:
+// what Flatcar (since Ignition 2.15) and Fedora CoreOS both accept.
+const DefaultVersion = "3.4.0"
 
 // Renderer is the Ignition Provisioner.
 type Renderer struct{}
@@ -28,8 +37,8 @@ func (*Renderer) Check(p *provisioning.Plan, opts provisioning.Options) provisio
 	if p == nil {
 		return p.Validate()
 	}
-	if opts.Version == "" {
-		return checkLegacy(p, opts)
+	if opts.Version == VersionCABPK {
+		return checkLegacy(p, opts).Strict(opts)
 	}
 	d, err := dialectFor(opts.Version)
 	if err != nil {
@@ -38,7 +47,7 @@ func (*Renderer) Check(p *provisioning.Plan, opts provisioning.Options) provisio
 		return ps
 	}
 	ps, _ := checkV3(p, opts, d)
-	return ps
+	return ps.Strict(opts)
 }
 
 // Render implements provisioning.Provisioner.
@@ -46,23 +55,35 @@ func (*Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*provi
 	if p == nil {
 		return nil, p.Validate().Err()
 	}
-	if opts.Version == "" {
-		return renderLegacy(p, opts)
+	var out *provisioning.Output
+	var err error
+	if opts.Version == VersionCABPK {
+		out, err = renderLegacy(p, opts)
+	} else {
+		d, derr := dialectFor(opts.Version)
+		if derr != nil {
+			var ps provisioning.Problems
+			ps.AddError(opts.VersionPath(), derr)
+			return nil, ps
+		}
+		out, err = renderV3(p, opts, d)
 	}
-	d, err := dialectFor(opts.Version)
-	if err != nil {
-		var ps provisioning.Problems
-		ps.AddError(opts.VersionPath(), err)
-		return nil, ps
+	if err == nil && opts.Strict && len(out.Warnings) > 0 {
+		// Both dialects find their warnings while rendering; under
+		// Strict they are the errors.
+		return nil, out.Warnings.Escalate()
 	}
-	return renderV3(p, opts, d)
+	return out, err
 }
 
 func dialectFor(version string) (*dialect, error) {
+	if version == "" {
+		version = DefaultVersion
+	}
 	for i := range dialects {
 		if dialects[i].version == version {
 			return &dialects[i], nil
 		}
 	}
-	return nil, fmt.Errorf("%w %q: the %s provisioner renders %q (CABPK's Ignition 2.3), 3.3.0, 3.4.0 and 3.5.0", ErrUnknownVersion, version, Format, "")
+	return nil, fmt.Errorf("%w %q: the %s provisioner renders %q (CABPK's Ignition 2.3), 3.3.0, 3.4.0 and 3.5.0 (%q is %s)", ErrUnknownVersion, version, Format, VersionCABPK, "", DefaultVersion)
 }

@@ -25,7 +25,7 @@ var legacyUnsupported = []unsupportedCase{
 	{"file without permissions", func(p *provisioning.Plan) { p.Files[0].Permissions = "" }, "spec.files[0].permissions"},
 	{"bootCommands", func(p *provisioning.Plan) { p.BootCommands = []string{"echo boot"} }, "bootCommands"},
 	{"users inactive", func(p *provisioning.Plan) {
-		p.Users = []provisioning.User{{Name: "u", Inactive: ptr(true), Origin: provisioning.NewPath("spec", "users").Index(0)}}
+		p.Users = []provisioning.User{{Name: "u", Inactive: ptr(true), Origin: provisioning.NewPath("spec", "users").Index(0).WithFields()}}
 	}, "spec.users[0].inactive"},
 	{"tableType mbr", func(p *provisioning.Plan) {
 		p.Disks = &provisioning.DiskSetup{Partitions: []provisioning.Partition{{Device: "/dev/sdb", Layout: ptr(true), TableType: "mbr"}}}
@@ -65,7 +65,7 @@ func TestLegacyWarnsWhereCABPKDropsOrInverts(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := basePlan()
 			c.change(p)
-			out, err := r.Render(p, provisioning.Options{})
+			out, err := r.Render(p, provisioning.Options{Version: provisioning.VersionCABPK})
 			require.NoError(t, err)
 			require.Len(t, out.Warnings, 1, out.Warnings.Error())
 			require.Equal(t, c.path, out.Warnings[0].Path.String())
@@ -105,7 +105,7 @@ func TestUnsupportedNamesField(t *testing.T) {
 	for _, d := range []struct {
 		version, name string
 		cases         []unsupportedCase
-	}{{"", "ignition (legacy Ignition 2.3)", legacyUnsupported}, {"3.4.0", "ignition (Ignition v3)", v3Unsupported}} {
+	}{{provisioning.VersionCABPK, "ignition (legacy Ignition 2.3)", legacyUnsupported}, {"3.4.0", "ignition (Ignition v3)", v3Unsupported}} {
 		for _, c := range d.cases {
 			t.Run(d.name+"/"+c.name, func(t *testing.T) {
 				p := basePlan()
@@ -130,7 +130,7 @@ func TestUnsupportedNamesField(t *testing.T) {
 func TestLegacyAppendIsAWarning(t *testing.T) {
 	p := basePlan()
 	p.Files[0].Append = ptr(true)
-	out, err := (&ignition.Renderer{}).Render(p, provisioning.Options{})
+	out, err := (&ignition.Renderer{}).Render(p, provisioning.Options{Version: provisioning.VersionCABPK})
 	require.NoError(t, err)
 	require.Len(t, out.Warnings, 1)
 	require.Equal(t, "spec.files[0].append", out.Warnings[0].Path.String())
@@ -141,8 +141,8 @@ func TestLegacyAppendIsAWarning(t *testing.T) {
 func TestLegacyNeverQuotesAPassword(t *testing.T) {
 	for _, hash := range []string{"{secret-hash", "x #secret-hash", "null"} {
 		p := basePlan()
-		p.Users = []provisioning.User{{Name: "u", Passwd: hash, LockPassword: ptr(false), Origin: provisioning.NewPath("spec", "users").Index(0)}}
-		ps := (&ignition.Renderer{}).Check(p, provisioning.Options{})
+		p.Users = []provisioning.User{{Name: "u", Passwd: hash, LockPassword: ptr(false), Origin: provisioning.NewPath("spec", "users").Index(0).WithFields()}}
+		ps := (&ignition.Renderer{}).Check(p, provisioning.Options{Version: provisioning.VersionCABPK})
 		require.NotEmpty(t, ps, hash)
 		for _, pr := range ps {
 			require.NotContains(t, pr.Message, "secret-hash")
@@ -161,12 +161,12 @@ func TestLegacyProblemsNeverQuoteValues(t *testing.T) {
 		p.Files[0].Content, p.Files[0].Owner = v, v
 		p.Commands[0].Script = v
 		p.Users = []provisioning.User{{Name: "u", Gecos: v, Groups: "a, " + v, Shell: v, Sudo: v, SSHAuthorizedKeys: []string{v},
-			Passwd: v, LockPassword: ptr(false), Origin: provisioning.NewPath("spec", "users").Index(0)}}
+			Passwd: v, LockPassword: ptr(false), Origin: provisioning.NewPath("spec", "users").Index(0).WithFields()}}
 		p.NTP = &provisioning.NTP{Enabled: ptr(true), Servers: []string{v}}
 		p.Disks = &provisioning.DiskSetup{Filesystems: []provisioning.Filesystem{{Device: "/dev/sdb1", Filesystem: "ext4", Label: "data",
 			Overwrite: ptr(false), ExtraOpts: []string{v}}}}
 		p.Mounts = []provisioning.Mount{{"data", "/mnt/data", v}}
-		ps := (&ignition.Renderer{}).Check(p, provisioning.Options{})
+		ps := (&ignition.Renderer{}).Check(p, provisioning.Options{Version: provisioning.VersionCABPK})
 		require.NotEmpty(t, ps, v)
 		for _, pr := range ps {
 			require.NotContains(t, pr.Message, "leak-me", "%s: %q", pr.Path, v)

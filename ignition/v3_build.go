@@ -2,7 +2,9 @@ package ignition
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,9 +30,7 @@ const (
 	doneStamp     = "/var/lib/nodeboot/bootstrap.done"
 	sudoersDir    = "/etc/sudoers.d/"
 	timesyncdConf = "/etc/systemd/timesyncd.conf.d/10-nodeboot.conf"
-	timesyncdUnit = "systemd-timesyncd.service"
 	chronyConf    = "/etc/chrony.conf"
-	chronydUnit   = "chronyd.service"
 	// chronyDefaults are Fedora's chrony.conf settings other than the sources.
 	chronyDefaults = "driftfile /var/lib/chrony/drift\nmakestep 1.0 3\nrtcsync\nlogdir /var/log/chrony\n"
 	inactiveExpiry = "1" // days since the epoch: an account that expired in 1970.
@@ -215,14 +215,41 @@ func (b *v3Builder) user(i int, u *provisioning.User) {
 		b.group(string(g))
 	}
 	if u.Sudo != "" {
-		pp := b.plan.UserPath(i).Field("sudo")
+		pp := b.plan.UserPath(i).Member("sudo")
 		if strings.ContainsAny(u.Sudo, "\n\r") {
 			b.ps.Errorf(pp, "must be one sudoers rule on one line")
 		}
 		// sudo reads /etc/sudoers.d files that are not writable by others;
 		// 0440 is what visudo writes.
-		b.cfg.Storage.Files = append(b.cfg.Storage.Files, generated(sudoersDir+u.Name, 0o440, u.Name+" "+u.Sudo+"\n"))
+		b.cfg.Storage.Files = append(b.cfg.Storage.Files, generated(sudoersDir+sudoersName(u.Name), 0o440, u.Name+" "+u.Sudo+"\n"))
 	}
+}
+
+// sudoersName is the /etc/sudoers.d file name of user's rule: one sudo
+// reads. sudo's @includedir skips names that contain a '.' or end in '~'
+// (sudoers(5)), so the user name is used only when it is made of letters,
+// digits, '_' and '-'; any other name has those bytes replaced by '_' and
+// a hash of the whole name appended, so two users never share a file
+// ("jane.doe" and "jane_doe" stay apart). The name is bounded too: a user
+// name may be longer than a file name can be.
+func sudoersName(user string) string {
+	const maxPlain = 64
+	plain := len(user) <= maxPlain
+	name := []byte(user)
+	for i, c := range name {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			name[i] = '_'
+			plain = false
+		}
+	}
+	if plain {
+		return user
+	}
+	if len(name) > maxPlain {
+		name = name[:maxPlain]
+	}
+	sum := sha256.Sum256([]byte(user))
+	return string(name) + "-" + hex.EncodeToString(sum[:4])
 }
 
 func (b *v3Builder) group(name string) {
@@ -246,18 +273,11 @@ func generated(path string, mode int, content string) types.File {
 // systemd-timesyncd (Flatcar's default) through a drop-in, and chronyd
 // (Fedora CoreOS's) through /etc/chrony.conf, which FCOS documents replacing
 // whole. Each distribution keeps its own client enabled; the other file is
-// inert there. enabled: false disables both clients.
+// inert there. enabled: false configures nothing, as cloud-init's ntp
+// module skips itself: the Plan's meaning of NTP.Enabled.
 func (b *v3Builder) ntp() {
 	n := b.plan.NTP
-	if n == nil {
-		return
-	}
-	if n.Enabled != nil && !*n.Enabled {
-		b.cfg.Systemd.Units = append(b.cfg.Systemd.Units,
-			types.Unit{Name: timesyncdUnit, Enabled: ptrTo(false)}, types.Unit{Name: chronydUnit, Enabled: ptrTo(false)})
-		return
-	}
-	if len(n.Servers) == 0 {
+	if n == nil || n.Enabled != nil && !*n.Enabled || len(n.Servers) == 0 {
 		return
 	}
 	b.cfg.Storage.Files = append(b.cfg.Storage.Files, generated(timesyncdConf, 0o644, "[Time]\nNTP="+strings.Join(n.Servers, " ")+"\n"))

@@ -7,7 +7,7 @@ import "github.com/coreos/ignition/v2/config/v3_5/types"
 // so a unit runs with its drop-ins from the first boot on, and enabled is
 // applied as a preset. It runs after the rest of the build, so that a Plan
 // unit named like a unit the dialect generates (the bootstrap and
-// boot-command units, mount units, the NTP clients) is an error naming the
+// boot-command units, mount units) is an error naming the
 // Plan's unit rather than a duplicate in Ignition's report.
 func (b *v3Builder) units() {
 	p := b.plan
@@ -21,7 +21,7 @@ func (b *v3Builder) units() {
 	for i := range p.Units {
 		u := &p.Units[i]
 		if generated[u.Name] {
-			b.ps.Errorf(p.UnitPath(i).Field("name"), "is a unit the %s dialect generates for the Plan's commands, boot commands, mounts or NTP", v3Name)
+			b.ps.Errorf(p.UnitPath(i).Member("name"), "is a unit the %s dialect generates for the Plan's commands, boot commands, mounts or NTP", v3Name)
 			continue
 		}
 		out := types.Unit{Name: u.Name, Enabled: u.Enabled}

@@ -49,7 +49,7 @@ func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provi
 	ps := p.Validate()
 	for i := range p.Files {
 		if f := &p.Files[i]; provisioning.IsWindowsPath(f.Path) {
-			provisioning.Unsupported(&ps, Format+" "+d.version, p.FilePath(i).Field("path"), "a Windows path (Ignition provisions Linux only)")
+			provisioning.Unsupported(&ps, Format+" "+d.version, p.FilePath(i).Member("path"), "a Windows path (Ignition provisions Linux only)")
 		}
 	}
 	if ps.Err() != nil {
@@ -78,7 +78,7 @@ func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provi
 	if len(opts.AdditionalConfig) == 0 {
 		return ps, &b.cfg
 	}
-	user := userConfig(opts.AdditionalConfig, opts.Strict, d, opts.AdditionalConfigPath(), &ps)
+	user := userConfig(opts.AdditionalConfig, opts.Strict || opts.StrictAdditionalConfig, d, opts.AdditionalConfigPath(), &ps)
 	if user == nil {
 		return ps, nil
 	}
@@ -137,8 +137,8 @@ func renderV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (*pro
 		out.Data = wrapped
 	}
 	if opts.MaxBytes > 0 && len(out.Data) > opts.MaxBytes {
-		return nil, fmt.Errorf("%w: %s %s output is %d bytes even gzip-wrapped (%d uncompressed), budget %d",
-			provisioning.ErrTooLarge, v3Name, d.version, len(out.Data), len(data), opts.MaxBytes)
+		return nil, provisioning.TooLarge("%s %s output is %d bytes even gzip-wrapped (%d uncompressed), budget %d",
+			v3Name, d.version, len(out.Data), len(data), opts.MaxBytes)
 	}
 	return out, nil
 }

@@ -58,7 +58,7 @@ func TestV3SizeWrapping(t *testing.T) {
 		require.True(t, errors.Is(err, provisioning.ErrTooLarge), "%v", err)
 	})
 	t.Run("legacy over budget", func(t *testing.T) {
-		_, err := (&ignition.Renderer{}).Render(p, provisioning.Options{MaxBytes: 100})
+		_, err := (&ignition.Renderer{}).Render(p, provisioning.Options{Version: provisioning.VersionCABPK, MaxBytes: 100})
 		require.True(t, errors.Is(err, provisioning.ErrTooLarge), "%v", err)
 	})
 }

@@ -179,7 +179,12 @@ func (b *v3Builder) bootCommands() {
 	if len(b.plan.BootCommands) == 0 {
 		return
 	}
-	script := "#!/bin/bash\nset -e\n" + strings.Join(b.plan.BootCommands, "\n") + "\n"
+	var s strings.Builder
+	s.WriteString("#!/bin/bash\nset -e\n")
+	for _, c := range b.plan.BootCommands {
+		s.WriteString(provisioning.OwnShell(c) + "\n")
+	}
+	script := s.String()
 	b.cfg.Storage.Files = append(b.cfg.Storage.Files, generated(bootcmdScript, 0o700, script))
 	contents := "[Unit]\nDescription=nodeboot boot commands\nDefaultDependencies=no\nAfter=local-fs.target\nBefore=sysinit.target " + bootstrapUnit +
 		"\n\n[Service]\nType=oneshot\nExecStart=/bin/bash " + bootcmdScript + "\n\n[Install]\nWantedBy=sysinit.target\n"
@@ -187,7 +192,8 @@ func (b *v3Builder) bootCommands() {
 }
 
 // commands writes the pre, bootstrap and post commands into one script run
-// once by a oneshot unit, after the network and every mount of the Plan.
+// once by a oneshot unit, after the network and every mount of the Plan;
+// each command runs in its own "/bin/sh -e -c" (provisioning.OwnShell).
 func (b *v3Builder) commands() {
 	p := b.plan
 	var inactive []string
@@ -207,17 +213,25 @@ func (b *v3Builder) commands() {
 		s.WriteString("usermod --expiredate " + inactiveExpiry + " " + shellQuote(name) + "\n")
 	}
 	for _, c := range p.CommandsIn(provisioning.PhasePre) {
-		s.WriteString(c.Script + "\n")
+		s.WriteString(provisioning.OwnShell(c.Script) + "\n")
+	}
+	// systemd starts an enabled unit at boot, maybe before a pre command
+	// installed its binary; the Plan's Unit.Enabled means it runs from
+	// here on, so it is started again, past a start limit it may have hit.
+	for _, u := range p.Units {
+		if u.Enabled != nil && *u.Enabled {
+			s.WriteString("systemctl reset-failed " + shellQuote(u.Name) + " 2>/dev/null || :\nsystemctl restart " + shellQuote(u.Name) + "\n")
+		}
 	}
 	for _, c := range p.CommandsIn(provisioning.PhaseBootstrap) {
-		s.WriteString(c.Script + "\n")
+		s.WriteString(provisioning.OwnShell(c.Script) + "\n")
 	}
 	if p.Sentinel != "" {
 		s.WriteString("mkdir -p " + shellQuote(path.Dir(p.Sentinel)) + " && echo success > " + shellQuote(p.Sentinel) + "\n")
 	}
 	s.WriteString("mkdir -p " + path.Dir(doneStamp) + " && touch " + doneStamp + "\n")
 	for _, c := range p.CommandsIn(provisioning.PhasePost) {
-		s.WriteString(c.Script + "\n")
+		s.WriteString(provisioning.OwnShell(c.Script) + "\n")
 	}
 	b.cfg.Storage.Files = append(b.cfg.Storage.Files, generated(bootstrapScript, 0o700, s.String()))
 	var after strings.Builder

@@ -15,6 +15,11 @@
 // name what the provider's user wrote without any translation table.
 // docs/provisioning-api.md lists every option per provisioner.
 //
+// Each Plan element means one thing in every native provisioner (Plan's
+// godoc says what); Capabilities tells which elements a format expresses,
+// and package provisioning/conformance holds Plans with the node each must
+// give, for nodeboot's provisioners and anyone else's.
+//
 // Fields that are pointers are tri-state on purpose: "unset", "false" and "true"
 // render differently in the formats we must reproduce byte for byte.
 package provisioning

@@ -54,7 +54,7 @@ func TestCorruptEncodedContent(t *testing.T) {
 		{"none", EncodingNone, "anything %%%", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &Plan{Files: []File{{Path: "/etc/x", Encoding: tc.enc, Content: tc.content, Origin: NewPath("spec", "files").Index(3)}}}
+			p := &Plan{Files: []File{{Path: "/etc/x", Encoding: tc.enc, Content: tc.content, Origin: NewPath("spec", "files").Index(3).WithFields()}}}
 			start := time.Now()
 			ps := p.Validate()
 			if d := time.Since(start); d > 5*time.Second {

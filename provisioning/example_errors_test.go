@@ -15,7 +15,7 @@ import (
 func Example_errorClasses() {
 	p, _ := provisioning.Get("cloud-config")
 	plan := &provisioning.Plan{
-		Files:    []provisioning.File{{Path: "", Origin: provisioning.NewPath("spec", "files").Index(0)}},
+		Files:    []provisioning.File{{Path: "", Origin: provisioning.NewPath("spec", "files").Index(0).WithFields()}},
 		Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "k3s agent"}},
 	}
 	_, err := p.Render(plan, provisioning.Options{Version: "9"})

@@ -21,6 +21,42 @@ import (
 type Path struct {
 	obj  *ObjectRef
 	last *pathNode
+	// fields: the value at the path has the field names of the Plan
+	// element it becomes (WithFields); Member appends to it.
+	fields bool
+	// exact: the path is a caller's Origin a Member was asked of; it
+	// stays as it is however it is extended.
+	exact bool
+}
+
+// WithFields marks p as the path of an input value that has the field
+// names of the Plan element it becomes, as a KubeadmConfig's spec.files[2]
+// has path, owner and permissions: problems about one of the element's
+// fields are then reported under p at that field
+// (spec.files[2].permissions). The Plan's own element paths (files[2]) are
+// marked so. Without the mark an Origin is where every problem about its
+// element is reported, exactly: the caller's value may be, say, a whole
+// config rendered into one file (spec.serverConfig), which has no
+// permissions field for a problem to name.
+func (p Path) WithFields() Path {
+	p.fields = true
+	return p
+}
+
+// Member is the path of field of the element at p (an element's Origin or
+// its Plan path): p.Field(field) when p has the Plan's field names
+// (WithFields, or p names an input object as a whole), else p itself,
+// which then stays p whatever Field, Index or Key add to it, so a problem
+// about a drop-in or an SSH key of such an element sits at the element.
+func (p Path) Member(field string) Path {
+	if p.exact {
+		return p
+	}
+	if p.fields || p.last == nil {
+		return p.Field(field)
+	}
+	p.exact = true
+	return p
 }
 
 type pathNode struct {
@@ -128,6 +164,9 @@ func (p Path) Join(q Path) Path {
 }
 
 func (p Path) with(e PathElement) Path {
+	if p.exact {
+		return p
+	}
 	depth := 1
 	if p.last != nil {
 		depth = p.last.depth + 1

@@ -123,7 +123,10 @@ func TestFieldPath(t *testing.T) {
 		field  string
 		want   string
 	}{
-		{"origin wins", origin, "path", "spec.files[4].path"},
+		{"origin with the plan's fields", origin.WithFields(), "path", "spec.files[4].path"},
+		{"origin is exact", origin, "path", "spec.files[4]"},
+		{"a field origin is exact", NewPath("spec", "serverConfig"), "permissions", "spec.serverConfig"},
+		{"an object origin has fields", Path{}.In(ObjectRef{Kind: "FirstBootAddon", Name: "a"}), "manifest", "FirstBootAddon a.manifest"},
 		{"plan path without origin", Path{}, "path", "files[1].path"},
 		{"element itself", origin, "", "spec.files[4]"},
 	} {
@@ -155,7 +158,7 @@ func TestSectionPath(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	p := &Plan{Files: []File{{Origin: NewPath("spec", "files").Index(9)}, {}}, Users: []User{{}}, Commands: []Command{{}}}
+	p := &Plan{Files: []File{{Origin: NewPath("spec", "files").Index(9).WithFields()}, {}}, Users: []User{{}}, Commands: []Command{{}}}
 	if got := p.FilePath(0).String() + " " + p.FilePath(1).String() + " " + p.UserPath(0).String() + " " + p.CommandPath(0).String(); got != "spec.files[9] files[1] users[0] commands[0]" {
 		t.Errorf("element paths: %s", got)
 	}

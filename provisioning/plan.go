@@ -1,5 +1,7 @@
 package provisioning
 
+import "strings"
+
 // Role says which part a node plays in forming its cluster. Renderers use it
 // only where the target format has a documented difference between roles.
 type Role string
@@ -15,6 +17,63 @@ const (
 
 // Plan is everything a node must do at first boot, in order, without saying how
 // a particular provisioning system expresses it.
+//
+// Each element means one thing, stated here once, and every native provisioner
+// (cloud-config "plain", Ignition v3, the script) implements that meaning or
+// refuses the element with ErrUnsupported naming its field; Capabilities says
+// which. Package provisioning/conformance holds the meaning as data, Plans and
+// the node each must give, and nodeboot's test suite runs it through the real
+// cloud-init, Ignition and a shell. CABPK's dialects (VersionCABPK) keep
+// CABPK's bytes; where those mean something else, the difference is a row of
+// the table in the README's library section.
+//
+// The first boot does, in this order: BootCommands; Files; Users and their
+// groups (files owned by them get their owner once they exist); Units written,
+// then enabled or disabled; the pre Commands; the enabled Units (re)started;
+// the bootstrap Command; the Sentinel; the post Commands.
+//
+// Commands. Each Command, and each boot command, runs in its own
+// "/bin/sh -e -c SCRIPT" (OwnShell), as root, in /: POSIX sh with errexit,
+// whatever /bin/sh is on the image (dash on Debian and Ubuntu, bash on
+// Flatcar and Fedora CoreOS), so a script should be POSIX sh. Nothing carries
+// from one command to the next: not a variable, a cd, a set option or a
+// function; phases share no shell either. A command fails when its shell
+// exits non-zero, so under -e at the first simple command that fails outside
+// a condition. A failing command stops the boot: no later command of any
+// phase runs, no enabled unit is started after it, and the Sentinel is not
+// written; files, users and units already in place stay. The boot's commands
+// end with the failing command's exit status (cloud-init's runcmd script,
+// Ignition's first-boot unit, the script's own exit code), which is what the
+// image's status (cloud-init status, systemctl, a bootstrap reporter) shows;
+// the script also names the command on stderr. "exit 0" ends its own
+// command, successfully, and the next command runs: to stop the boot on
+// purpose, exit non-zero. Commands run once per instance; BootCommands run
+// before anything else (cloud-init and Ignition: on every boot; the script:
+// once, when it runs).
+//
+// Units. A Unit's file and drop-ins are in place before any command runs.
+// Enabled true enables the unit for every later boot and (re)starts it after
+// the pre commands, before the bootstrap command, so a unit whose binary a
+// pre command installs starts once the binary exists. Where systemd starts
+// the unit itself earlier in the boot (Ignition writes units before systemd
+// starts), that early start may fail; the start after the pre commands is
+// the one that counts, and its failure fails the boot like a command's.
+// Where systemd does not run (the script in a chroot) the unit is enabled
+// only. Enabled false disables and stops the unit before any command; nil
+// leaves it as the image has it, with its drop-ins applied (a running unit
+// restarts to pick them up).
+//
+// NTP. A nil NTP leaves time synchronisation as the image has it. A non-nil
+// NTP with Enabled nil or true turns it on: with Servers empty, with the
+// image's or the client's default servers; otherwise with exactly Servers.
+// Enabled false is cloud-init's meaning: the Plan configures nothing (the
+// image's default stays), and Servers are ignored.
+//
+// File modes and owners. Permissions is three or four octal digits, with or
+// without a leading zero ("640", "0640", "4755"); empty is 0644. Owner is
+// "user" or "user:group" by name; "user" alone leaves the group root. The
+// file is written with its mode before any content, and gets its owner once
+// the Plan's users exist, so it may be owned by one of them.
 type Plan struct {
 	// Role is the node's part in forming the cluster.
 	Role Role
@@ -34,10 +93,12 @@ type Plan struct {
 	Mounts []Mount
 	// BootCommands run very early on every boot, before files are written.
 	BootCommands []string
-	// Commands run once, in order; see Phase.
+	// Commands run once, in order, each in its own shell; see Phase and
+	// the Plan's godoc for what a failing command stops.
 	Commands []Command
-	// Sentinel is the absolute path of a file written only when the bootstrap
-	// command succeeded. Empty means no sentinel.
+	// Sentinel is the absolute path of a file holding "success\n", written
+	// (mode 0644, directories made) right after the bootstrap command
+	// succeeded and before the post commands. Empty means no sentinel.
 	Sentinel string
 	// Origins names the input fields of the sections whose elements carry no
 	// Origin of their own, so problems about them name what the user wrote.
@@ -122,7 +183,7 @@ func elementPath(origin Path, list string, i int) Path {
 	if !origin.IsZero() {
 		return origin
 	}
-	return NewPath(list).Index(i)
+	return NewPath(list).Index(i).WithFields()
 }
 
 // File is a file to write on the node.
@@ -184,7 +245,9 @@ type User struct {
 	Origin Path
 }
 
-// NTP configures time synchronisation.
+// NTP configures time synchronisation: Enabled nil or true turns it on,
+// with Servers or, when empty, the default servers; false configures
+// nothing (see Plan).
 type NTP struct {
 	Enabled *bool
 	Servers []string
@@ -255,7 +318,8 @@ func (p Phase) String() string {
 	return "unknown"
 }
 
-// Command is a shell command run once at first boot.
+// Command is a shell script run once at first boot, in its own
+// "/bin/sh -e -c" (see Plan for what its exit status does).
 type Command struct {
 	Phase  Phase
 	Script string
@@ -272,4 +336,13 @@ func (p *Plan) CommandsIn(phase Phase) []Command {
 		}
 	}
 	return out
+}
+
+// OwnShell is the shell line that runs script as the Plan's Command says a
+// command runs: in its own "/bin/sh -e -c", so an exit, a cd or a variable
+// ends with it, and its exit status is the line's. Provisioners that
+// gather commands into one script (cloud-init's runcmd, Ignition's
+// first-boot script) put one such line per command.
+func OwnShell(script string) string {
+	return "/bin/sh -e -c '" + strings.ReplaceAll(script, "'", `'\''`) + "'"
 }

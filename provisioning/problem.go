@@ -127,6 +127,82 @@ func (ps Problems) Tolerate() Problems {
 	return out
 }
 
+// OutputPath is where a problem about the rendered output as a whole (its
+// size) is reported: no input field caused it alone.
+var OutputPath = NewPath("output")
+
+// TooLarge is the error of an output over Options.MaxBytes: a Problems
+// with one problem at OutputPath that matches ErrTooLarge (and so
+// ErrInvalid); the message is ErrTooLarge's text, ": " and the formatted
+// text, which should name the provisioner, the size and the budget.
+func TooLarge(format string, args ...any) Problems {
+	var ps Problems
+	ps.Wrapf(OutputPath, ErrTooLarge, format, args...)
+	return ps
+}
+
+// Escalate returns the problems with every warning turned into an error:
+// what a provisioner reports under Options.Strict. The receiver is not
+// changed.
+func (ps Problems) Escalate() Problems {
+	if len(ps) == 0 {
+		return ps
+	}
+	out := make(Problems, len(ps))
+	for i, p := range ps {
+		p.Severity = SeverityError
+		out[i] = p
+	}
+	return out
+}
+
+// Strict returns ps escalated when opts.Strict, else ps itself.
+func (ps Problems) Strict(opts Options) Problems {
+	if opts.Strict {
+		return ps.Escalate()
+	}
+	return ps
+}
+
+// Settle drops each tolerated hazard (a hazard turned warning) at a path
+// where an error is reported too: a dialect that refuses what Validate
+// only warned about would otherwise tell one cause twice. It returns ps
+// itself when there is nothing to drop.
+func (ps Problems) Settle() Problems {
+	// Only errors can shadow a warning, and a Plan that renders has none.
+	var errs map[string]bool
+	for _, e := range ps {
+		if e.Severity == SeverityError {
+			if errs == nil {
+				errs = map[string]bool{}
+			}
+			errs[e.Path.String()] = true
+		}
+	}
+	if errs == nil {
+		return ps
+	}
+	drop := func(w Problem) bool {
+		return w.Hazard && w.Severity == SeverityWarning && errs[w.Path.String()]
+	}
+	var out Problems
+	for i, p := range ps {
+		if drop(p) {
+			if out == nil {
+				out = append(make(Problems, 0, len(ps)), ps[:i]...)
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, p)
+		}
+	}
+	if out == nil {
+		return ps
+	}
+	return out
+}
+
 // Errors returns only the problems of SeverityError.
 func (ps Problems) Errors() Problems { return ps.only(SeverityError) }
 
@@ -174,15 +250,18 @@ func (ps Problems) Unwrap() []error {
 }
 
 // FieldPath names a field of a Plan element for a Problem: under the
-// element's Origin when it came from input, else under its Plan path.
+// element's Origin when it came from input (see Path.Member: at the Origin
+// exactly unless it has the Plan's field names), else under its Plan path.
 // Provisioners use it so every problem points at what the user wrote.
 func FieldPath(origin, planPath Path, field string) Path {
-	base := planPath
-	if !origin.IsZero() {
-		base = origin
+	if origin.IsZero() {
+		if field == "" {
+			return planPath
+		}
+		return planPath.Field(field)
 	}
 	if field == "" {
-		return base
+		return origin
 	}
-	return base.Field(field)
+	return origin.Member(field)
 }

@@ -22,19 +22,25 @@ type Provisioner interface {
 	Render(plan *Plan, opts Options) (*Output, error)
 }
 
-// Options tune a rendering. Zero values give each provisioner's default,
-// compatibility-first output. What each setting does per provisioner (and
-// which provisioner refuses it, as an ErrUnsupported problem naming the
-// option) is the table in docs/provisioning-api.md; in short:
+// Options tune a rendering. The zero Options are nodeboot's own mode, the
+// one a provider that is not CABPK should use: every provisioner renders its
+// plain dialect (cloud-config "plain", Ignition DefaultVersion of v3, the
+// script), where what Validate calls a hazard is an error. CABPK's dialects
+// are chosen explicitly with Version VersionCABPK (package bootstrap does so
+// for KubeadmConfigs); there hazards are warnings, because CABPK renders
+// them, unless Strict. What each setting does per provisioner (and which
+// provisioner refuses it, as an ErrUnsupported problem naming the option)
+// is the table in docs/provisioning-api.md; in short:
 //
-//	option            cloud-config                      ignition ""(2.3)        ignition 3.x
-//	Corrections       escape jinja, drop invalid keys   none                    none
-//	Compress          gzip the whole user data          unsupported (error)     gzip the config into a wrapper config
-//	Origins           input paths for Version and AdditionalConfig problems, in every provisioner
-//	Version           "" (CABPK's) or "plain"           "" = CABPK's 2.3        "3.3.0", "3.4.0", "3.5.0"
-//	MaxBytes          budget on Data (ErrTooLarge)      same                    same
-//	AdditionalConfig  unsupported (error)               Container Linux Config  Butane (flatcar, fcos) or Ignition JSON
-//	Strict            no effect                         CLC warnings are errors Butane/Ignition warnings are errors
+//	option                  cloud-config                    ignition                          script
+//	Version                 "" = "plain", or VersionCABPK   "" = 3.4.0, 3.x, or VersionCABPK  "" only
+//	Strict                  every warning is an error, in every provisioner and dialect
+//	StrictAdditionalConfig  -                               CLC/Butane warnings are errors    -
+//	Corrections             CABPK dialect: escape jinja     none                              none
+//	Compress                gzip the whole user data        v3: gzip into a wrapper config    unsupported
+//	MaxBytes                budget on Data (ErrTooLarge)    same                              same
+//	AdditionalConfig        unsupported (error)             v3: Butane or Ignition JSON; CABPK: Container Linux Config
+//	Origins                 input paths for Version and AdditionalConfig problems, in every provisioner
 //
 // Provisioners other than these document their own column in their package.
 type Options struct {
@@ -52,12 +58,26 @@ type Options struct {
 	// AdditionalConfig is native configuration of the target system that the
 	// provisioner merges over its own output, the user's config winning.
 	AdditionalConfig []byte
-	// Strict turns warnings about AdditionalConfig into errors.
+	// Strict turns every warning into an error, in every provisioner and
+	// dialect: in CABPK's dialects the hazards CABPK renders anyway (a
+	// "{{ }}" in a file or a "NOPASSWD: ALL" that make cloud-init run
+	// nothing) are then refused, each at its field.
 	Strict bool
+	// StrictAdditionalConfig turns only the warnings of translating
+	// AdditionalConfig (Container Linux Config, Butane) into errors: what
+	// CABPK's containerLinuxConfig.strict means. Strict implies it.
+	StrictAdditionalConfig bool
 	// Origins names the input fields Version and AdditionalConfig came
 	// from, so problems about them name what the user wrote.
 	Origins OptionOrigins
 }
+
+// VersionCABPK is the Options.Version of CABPK's dialect, in every
+// provisioner that has one (cloud-config, and Ignition's legacy 2.3 through
+// a Container Linux Config): CABPK's bytes for every input CABPK renders,
+// hazards as warnings unless Strict. Package bootstrap chooses it for
+// KubeadmConfigs; other providers should leave Version empty.
+const VersionCABPK = "cabpk"
 
 // OptionOrigins are the input field paths of Options; a zero Path leaves
 // the option's own path (options.version, additionalConfig).

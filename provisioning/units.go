@@ -71,7 +71,7 @@ func validateUnits(ps *Problems, p *Plan) {
 	for i := range p.Units {
 		u := &p.Units[i]
 		up := p.UnitPath(i)
-		pp := up.Field
+		pp := up.Member
 		if msg := unitNameProblem(u.Name); msg != "" {
 			ps.Errorf(pp("name"), "%s", msg)
 		} else if prev, dup := names[u.Name]; dup {
@@ -111,8 +111,8 @@ func validateUnits(ps *Problems, p *Plan) {
 	for i := range p.Files {
 		f := &p.Files[i]
 		if strings.HasPrefix(f.Path, UnitDir) {
-			if unit, ok := paths[f.Path]; ok && !f.Origin.Equal(unit) {
-				ps.Errorf(p.FilePath(i).Field("path"), "is the file of %s; write the unit through units only", unit)
+			if unit, ok := paths[f.Path]; ok && !fromUnit(p, f) {
+				ps.Errorf(p.FilePath(i).Member("path"), "is the file of %s; write the unit through units only", unit)
 			}
 		}
 	}

@@ -20,7 +20,7 @@ func TestValidateUnits(t *testing.T) {
 				{Name: "k3s.service", Contents: "[Service]\nExecStart=/usr/local/bin/k3s server\n", Enabled: &yes},
 				{Name: "containerd.service", DropIns: []provisioning.DropIn{{Name: "10-limits.conf", Contents: "[Service]\nLimitNOFILE=1048576\n"}}},
 				{Name: "getty@tty1.service", DropIns: []provisioning.DropIn{{Name: "autologin.conf", Contents: "[Service]\n"}}},
-				{Name: "var-lib-rancher.mount", Contents: "[Mount]\nWhat=/dev/vdb\nWhere=/var/lib/rancher\n", Origin: provisioning.NewPath("spec", "units").Index(0)},
+				{Name: "var-lib-rancher.mount", Contents: "[Mount]\nWhat=/dev/vdb\nWhere=/var/lib/rancher\n", Origin: provisioning.NewPath("spec", "units").Index(0).WithFields()},
 			},
 		}
 	}

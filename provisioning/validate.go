@@ -36,7 +36,7 @@ func (p *Plan) Validate() Problems {
 			continue
 		}
 		if prev, dup := firstPath(seen, p.Files[:i], f.Path); dup {
-			if !ptrTrue(f.Append) {
+			if !ptrTrue(f.Append) && !fromUnit(p, f) {
 				ps.Hazardf(FieldPath(f.Origin, index("files", i), "path"), "duplicate path (also %s): the later file replaces the earlier", p.FilePath(prev))
 			}
 			continue
@@ -237,6 +237,22 @@ func firstPath(seen map[string]int, earlier []File, path string) (int, bool) {
 }
 
 func index(list string, i int) Path { return NewPath(list).Index(i) }
+
+// fromUnit reports whether f is the file of one of p's units or drop-ins,
+// as renderers without a unit module (cloud-init) desugar them, carrying
+// the unit's path as Origin. What is wrong with such a file is wrong with
+// the unit, and validateUnits reports it once, at the unit.
+func fromUnit(p *Plan, f *File) bool {
+	if len(p.Units) == 0 || f.Origin.IsZero() || !strings.HasPrefix(f.Path, UnitDir) {
+		return false
+	}
+	for i := range p.Units {
+		if f.Origin.HasPrefix(p.UnitPath(i)) {
+			return true
+		}
+	}
+	return false
+}
 
 func validateFile(ps *Problems, f *File, i int) {
 	if fileOK(f) {

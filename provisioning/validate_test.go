@@ -14,8 +14,8 @@ func TestValidate(t *testing.T) {
 	ok := func() Plan {
 		return Plan{
 			Role:     RoleJoinWorker,
-			Files:    []File{{Path: "/etc/a", Permissions: "0644", Origin: NewPath("spec", "files").Index(0)}},
-			Users:    []User{{Name: "ops", Origin: NewPath("spec", "users").Index(0)}},
+			Files:    []File{{Path: "/etc/a", Permissions: "0644", Origin: NewPath("spec", "files").Index(0).WithFields()}},
+			Users:    []User{{Name: "ops", Origin: NewPath("spec", "users").Index(0).WithFields()}},
 			Commands: []Command{{Phase: PhaseBootstrap, Script: "join"}},
 			Sentinel: "/run/done",
 		}

@@ -36,14 +36,14 @@ func TestApplyOnlyAddsBytes(t *testing.T) {
 				t.Fatal("without the reporter the data is not CABPK's")
 			}
 			res := testenv.BuildVector(t, dir)
-			targets := map[reporter.Target]string{reporter.CloudInit: ""}
+			targets := map[reporter.Target]string{reporter.CloudInit: provisioning.VersionCABPK}
 			if res.Format == bootstrap.FormatIgnition {
-				targets = map[reporter.Target]string{reporter.IgnitionLegacy: "", reporter.IgnitionV3: "3.4.0"}
+				targets = map[reporter.Target]string{reporter.IgnitionLegacy: provisioning.VersionCABPK, reporter.IgnitionV3: "3.4.0"}
 			}
 			for target, version := range targets {
 				res := testenv.BuildVector(t, dir)
 				res.Options.Version = version
-				if version != "" {
+				if version != provisioning.VersionCABPK {
 					// The vectors' additional configs are Container Linux Configs, legacy only.
 					res.Options.AdditionalConfig = nil
 				}

@@ -45,7 +45,7 @@ func check(p *provisioning.Plan, opts provisioning.Options) provisioning.Problem
 	}
 	for i := range p.Files {
 		if f := &p.Files[i]; provisioning.IsWindowsPath(f.Path) {
-			provisioning.Unsupported(&ps, Format, p.FilePath(i).Field("path"), "a Windows path")
+			provisioning.Unsupported(&ps, Format, p.FilePath(i).Member("path"), "a Windows path")
 		}
 	}
 	for i := range p.Users {
@@ -55,9 +55,9 @@ func check(p *provisioning.Plan, opts provisioning.Options) provisioning.Problem
 		checkCommand(&ps, p.SectionPath(provisioning.SectionBootCommands).Index(i), c)
 	}
 	for i := range p.Commands {
-		checkCommand(&ps, p.CommandPath(i).Field("script"), p.Commands[i].Script)
+		checkCommand(&ps, p.CommandPath(i).Member("script"), p.Commands[i].Script)
 	}
-	return ps
+	return ps.Strict(opts)
 }
 
 func checkCommand(ps *provisioning.Problems, at provisioning.Path, script string) {
@@ -85,18 +85,18 @@ func checkUser(ps *provisioning.Problems, u *provisioning.User, at provisioning.
 		{"sudo", u.Sudo, "\n\r\x00", "line breaks or NUL: it is one sudoers rule"},
 	} {
 		if strings.ContainsAny(f.v, f.bad) {
-			ps.Errorf(at.Field(f.name), "must not contain %s", f.what)
+			ps.Errorf(at.Member(f.name), "must not contain %s", f.what)
 		}
 	}
 	for _, g := range splitGroups(u.Groups) {
 		if strings.ContainsAny(g, " \t") {
-			ps.Errorf(at.Field("groups"), "must be group names separated by commas, each without blanks")
+			ps.Errorf(at.Member("groups"), "must be group names separated by commas, each without blanks")
 			break
 		}
 	}
 	for j, k := range u.SSHAuthorizedKeys {
 		if strings.ContainsAny(k, "\n\r\x00") {
-			ps.Errorf(at.Field("sshAuthorizedKeys").Index(j), "must be one line without NUL")
+			ps.Errorf(at.Member("sshAuthorizedKeys").Index(j), "must be one line without NUL")
 		}
 	}
 }

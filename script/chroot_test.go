@@ -305,7 +305,7 @@ func TestRunInChroot(t *testing.T) {
 		if r := run(t, root, plan); r.code != 0 {
 			t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 		}
-		if got := stat(t, root, "/var/log/systemctl-calls").content; got != "running daemon-reload\nrunning enable --now demo.service\nrunning disable --now off.service\n" {
+		if got := stat(t, root, "/var/log/systemctl-calls").content; got != "running daemon-reload\nrunning enable demo.service\nrunning disable --now off.service\nrunning restart demo.service\n" {
 			t.Errorf("with systemd running, systemctl calls:\n%s", got)
 		}
 		if err := os.RemoveAll(filepath.Join(root, "run/systemd")); err != nil {

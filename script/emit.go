@@ -281,6 +281,9 @@ func (e *emitter) units(us []provisioning.Unit) {
 
 func (e *emitter) commands(p *provisioning.Plan) {
 	for _, phase := range []provisioning.Phase{provisioning.PhasePre, provisioning.PhaseBootstrap, provisioning.PhasePost} {
+		if phase == provisioning.PhaseBootstrap {
+			e.starts(p.Units)
+		}
 		for i := range p.Commands {
 			c := &p.Commands[i]
 			if c.Phase != phase {
@@ -295,6 +298,16 @@ func (e *emitter) commands(p *provisioning.Plan) {
 		}
 	}
 	e.w("\nnb_say done\n")
+}
+
+// starts (re)starts the enabled units once the pre commands, which may
+// install their binaries, ran: what the Plan's Unit.Enabled means.
+func (e *emitter) starts(us []provisioning.Unit) {
+	for i := range us {
+		if en := us[i].Enabled; en != nil && *en {
+			e.w("nb_start ", quote(us[i].Name), "\n")
+		}
+	}
 }
 
 func (e *emitter) run(label, script string) {

@@ -42,8 +42,10 @@ nb_keys() {
 	chmod 0600 "$nb_home/.ssh/authorized_keys"
 	chown "$1:$(id -g "$1")" "$nb_home/.ssh" "$nb_home/.ssh/authorized_keys"
 }
-# nb_units: reloads systemd when it runs; nb_unit enable|disable NAME then
-# starts or stops the unit too. Without systemctl, units are only written.
+# nb_units: reloads systemd when it runs; nb_unit enable|disable NAME, and
+# disable then stops the unit too; nb_start NAME (re)starts an enabled unit
+# after the pre commands, which may install its binary. Without systemctl,
+# units are only written.
 nb_units() {
 	if ! command -v systemctl >/dev/null 2>&1; then
 		nb_sysd=none
@@ -57,8 +59,10 @@ nb_units() {
 	fi
 }
 nb_unit() {
-	case $nb_sysd in
-	running) systemctl "$1" --now "$2" ;;
-	offline) SYSTEMD_OFFLINE=1 systemctl "$1" "$2" ;;
+	case $nb_sysd-$1 in
+	running-enable) systemctl enable "$2" ;;
+	running-*) systemctl "$1" --now "$2" ;;
+	offline-*) SYSTEMD_OFFLINE=1 systemctl "$1" "$2" ;;
 	esac
 }
+nb_start() { [ "$nb_sysd" != running ] || systemctl restart "$1"; }

@@ -29,7 +29,7 @@ func hostilePlan() *provisioning.Plan {
 		Units:        []provisioning.Unit{{Name: "a\\x2db.service", Contents: nasty + "\n", Enabled: ptr(true)}},
 		BootCommands: []string{nasty},
 		Commands: []provisioning.Command{
-			{Phase: provisioning.PhaseBootstrap, Script: nasty + "\n'\n\"", Origin: provisioning.NewPath("spec", "it's").Index(0)},
+			{Phase: provisioning.PhaseBootstrap, Script: nasty + "\n'\n\"", Origin: provisioning.NewPath("spec", "it's").Index(0).WithFields()},
 		},
 		Sentinel: "/run/it's $x",
 	}
@@ -231,7 +231,7 @@ func TestProblems(t *testing.T) {
 		{"two sudo rules", &provisioning.Plan{Users: []provisioning.User{{Name: "a", Sudo: "ALL=(ALL) ALL\nALL=(ALL) NOPASSWD:ALL"}}}, provisioning.Options{}, "users[0].sudo", provisioning.ErrInvalid},
 		{"blank in a group", &provisioning.Plan{Users: []provisioning.User{{Name: "a", Groups: "a b"}}}, provisioning.Options{}, "users[0].groups", provisioning.ErrInvalid},
 		{"two-line key", &provisioning.Plan{Users: []provisioning.User{{Name: "a", SSHAuthorizedKeys: []string{"k1\nk2"}}}}, provisioning.Options{}, "users[0].sshAuthorizedKeys[0]", provisioning.ErrInvalid},
-		{"origin names the input", &provisioning.Plan{Users: []provisioning.User{{Name: "a", Shell: "a:b", Origin: provisioning.NewPath("spec", "users").Index(3)}}}, provisioning.Options{}, "spec.users[3].shell", provisioning.ErrInvalid},
+		{"origin names the input", &provisioning.Plan{Users: []provisioning.User{{Name: "a", Shell: "a:b", Origin: provisioning.NewPath("spec", "users").Index(3).WithFields()}}}, provisioning.Options{}, "spec.users[3].shell", provisioning.ErrInvalid},
 		{"unit name with a slash", &provisioning.Plan{Units: []provisioning.Unit{{Name: "../x.service", Contents: "x"}}}, provisioning.Options{}, "units[0].name", provisioning.ErrInvalid},
 		{"sentinel without bootstrap", &provisioning.Plan{Sentinel: "/run/s"}, provisioning.Options{}, "sentinel", provisioning.ErrInvalid},
 		{"budget", &provisioning.Plan{Commands: bootstrap}, provisioning.Options{MaxBytes: 100}, "", provisioning.ErrTooLarge},

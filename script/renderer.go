@@ -1,8 +1,6 @@
 package script
 
 import (
-	"fmt"
-
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
@@ -44,7 +42,7 @@ func (*Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*provi
 	e.plan(p)
 	data := e.bytes()
 	if opts.MaxBytes > 0 && len(data) > opts.MaxBytes {
-		return nil, fmt.Errorf("%w: %s output is %d bytes, budget %d", provisioning.ErrTooLarge, Format, len(data), opts.MaxBytes)
+		return nil, provisioning.TooLarge("%s output is %d bytes, budget %d", Format, len(data), opts.MaxBytes)
 	}
 	out := &provisioning.Output{Data: data, Format: Format, Sizes: e.sizes}
 	out.Sizes[provisioning.SizeTotal] = len(data)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/controllers"
+	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/reporter"
 )
 
@@ -70,7 +71,7 @@ func (e *Extension) MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, 
 	switch {
 	case result.Format == bootstrap.FormatCloudConfig:
 		target = reporter.CloudInit
-	case result.Format == bootstrap.FormatIgnition && result.Options.Version == "":
+	case result.Format == bootstrap.FormatIgnition && result.Options.Version == provisioning.VersionCABPK:
 		target = reporter.IgnitionLegacy
 	case result.Format == bootstrap.FormatIgnition:
 		target = reporter.IgnitionV3

@@ -92,7 +92,7 @@ func TestExtension(t *testing.T) {
 		t.Fatalf("invalid fail-fast annotation: %v", err)
 	}
 
-	for version, unit := range map[string]string{"": "kubeadm.service", "3.4.0": "nodeboot-bootstrap.service"} {
+	for version, unit := range map[string]string{provisioning.VersionCABPK: "kubeadm.service", "3.4.0": "nodeboot-bootstrap.service"} {
 		res = build("ign-join-worker-minimal-v1.33")
 		res.Options.Version = version
 		if err := ext.MutatePlan(context.Background(), cluster, config, res); err != nil {

@@ -71,7 +71,7 @@ func initInputs(b testing.TB) (*provisioning.Plan, *cabpkcloudinit.ControlPlaneI
 	got, err := cabpkcloudinit.NewInitControlPlane(cabpk)
 	require.NoError(b, err)
 	require.Equal(b, string(want), string(got), "CABPK's input must reproduce the vector")
-	out, err := (&cloudinit.Renderer{}).Render(res.Plan, provisioning.Options{})
+	out, err := (&cloudinit.Renderer{}).Render(res.Plan, provisioning.Options{Version: provisioning.VersionCABPK})
 	require.NoError(b, err)
 	require.Equal(b, string(want), string(out.Data), "nodeboot's plan must reproduce the vector")
 	return res.Plan, cabpk
@@ -83,7 +83,7 @@ func BenchmarkRenderInitControlPlane(b *testing.B) {
 		r := &cloudinit.Renderer{}
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := r.Render(plan, provisioning.Options{}); err != nil {
+			if _, err := r.Render(plan, provisioning.Options{Version: provisioning.VersionCABPK}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -18,7 +18,9 @@ import (
 // boot applies user data with Debian's real cloud-init in a throwaway root
 // (four boot stages, kubeadm replaced by an argument-recording stub) and
 // returns the root, the tool's report and whether all its checks passed.
-func boot(t *testing.T, userData []byte) (root, report string, passed bool) {
+// env adds to the tool's environment (STUB_CMDS), so that boots can run in
+// parallel: each is a mostly single-threaded Python process tree.
+func boot(t *testing.T, userData []byte, env ...string) (root, report string, passed bool) {
 	t.Helper()
 	testenv.RequireRoot(t)
 	tool := testenv.Tool(t, "cloudinit-apply")
@@ -26,6 +28,7 @@ func boot(t *testing.T, userData []byte) (root, report string, passed bool) {
 	var out bytes.Buffer
 	cmd := exec.Command(tool, root, writeTemp(t, "user-data", userData))
 	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Env = append(os.Environ(), env...)
 	err := cmd.Run()
 	if ee := (*exec.ExitError)(nil); err != nil && (!errors.As(err, &ee) || ee.ExitCode() != 1) {
 		t.Fatalf("cloudinit-apply could not run: %v\n%s", err, out.String())
@@ -63,6 +66,7 @@ func hasUser(t *testing.T, root, name string) bool {
 }
 
 func TestBootInitControlPlane(t *testing.T) {
+	t.Parallel()
 	input, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "cmd", "nodeboot", "example.yaml"))
 	require.NoError(t, err)
 	root, _, ok := boot(t, render(t, input, false).Data)
@@ -82,6 +86,7 @@ func TestBootInitControlPlane(t *testing.T) {
 }
 
 func TestBootJoinControlPlane(t *testing.T) {
+	t.Parallel()
 	v := filepath.Join(testenv.VectorsDir(t), "cc-join-cp-minimal-v1.33")
 	root, _, ok := boot(t, renderVector(t, v, false).Data)
 	require.True(t, ok)
@@ -92,6 +97,7 @@ func TestBootJoinControlPlane(t *testing.T) {
 }
 
 func TestBootJoinWorker(t *testing.T) {
+	t.Parallel()
 	v := filepath.Join(testenv.VectorsDir(t), "cc-join-worker-contentfrom-passwdfrom-v1.34")
 	root, _, ok := boot(t, renderVector(t, v, false).Data)
 	require.True(t, ok)
@@ -106,6 +112,7 @@ func TestBootJoinWorker(t *testing.T) {
 // TestBootJinjaHazard: CABPK's bytes for a Raw file holding Go-template braces
 // make cloud-init run nothing; the corrections annotation writes it literally.
 func TestBootJinjaHazard(t *testing.T) {
+	t.Parallel()
 	v := filepath.Join(testenv.VectorsDir(t), "cc-join-worker-template-kcp-v1.33")
 	plain := renderVector(t, v, false)
 	require.NotEmpty(t, plain.Warnings)
@@ -128,6 +135,7 @@ func TestBootJinjaHazard(t *testing.T) {
 // TestBootNonKubeadmPlan: a Plan built without anything kubeadm-shaped (a k3s
 // agent) renders and boots, so other bootstrap providers can reuse the renderer.
 func TestBootNonKubeadmPlan(t *testing.T) {
+	t.Parallel()
 	plan := &provisioning.Plan{
 		Role: provisioning.RoleJoinWorker,
 		Files: []provisioning.File{{Path: "/etc/rancher/k3s/config.yaml", Owner: "root:root", Permissions: "0600",
@@ -140,8 +148,7 @@ func TestBootNonKubeadmPlan(t *testing.T) {
 	require.NoError(t, err)
 	out, err := p.Render(plan, provisioning.Options{})
 	require.NoError(t, err)
-	t.Setenv("STUB_CMDS", "k3s")
-	root, _, ok := boot(t, out.Data)
+	root, _, ok := boot(t, out.Data, "STUB_CMDS=k3s")
 	require.True(t, ok)
 	require.Equal(t, []string{"k3s agent --config /etc/rancher/k3s/config.yaml"}, stubCalls(t, root))
 	content, mode := readIn(t, root, "etc/rancher/k3s/config.yaml")

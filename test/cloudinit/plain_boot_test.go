@@ -17,6 +17,7 @@ import (
 // drop-ins land, and the systemctl steps run before the pre and bootstrap
 // commands, then the sentinel and the post command.
 func TestPlainBoots(t *testing.T) {
+	t.Parallel()
 	enabled, disabled := true, false
 	p := &provisioning.Plan{
 		Files: []provisioning.File{
@@ -41,8 +42,7 @@ func TestPlainBoots(t *testing.T) {
 	}
 	out, err := (&cloudinit.Renderer{}).Render(p, provisioning.Options{Version: cloudinit.VersionPlain})
 	require.NoError(t, err)
-	t.Setenv("STUB_CMDS", "k3s systemctl")
-	root, report, passed := boot(t, out.Data)
+	root, report, passed := boot(t, out.Data, "STUB_CMDS=k3s systemctl")
 	require.True(t, passed, "cloudinit-apply:\n%s", report)
 	for _, f := range p.Files {
 		got, mode := readIn(t, root, f.Path)
@@ -69,9 +69,10 @@ func TestPlainBoots(t *testing.T) {
 	require.Equal(t, "done: ok\n", post)
 	require.Equal(t, []string{
 		"systemctl daemon-reload",
-		"systemctl enable k3s.service", "systemctl restart k3s.service",
+		"systemctl enable k3s.service",
 		"systemctl try-restart containerd.service",
 		"systemctl disable --now apt-daily.timer",
+		"systemctl restart k3s.service",
 		"k3s server --cluster-init",
 	}, stubCalls(t, root))
 }

@@ -114,7 +114,7 @@ func TestSupportMatrix(t *testing.T) {
 	require.NoError(t, err)
 	columns := []struct {
 		format, version string
-	}{{"cloud-config", ""}, {ignition.Format, ""}, {ignition.Format, "3.4.0"}}
+	}{{"cloud-config", provisioning.VersionCABPK}, {ignition.Format, provisioning.VersionCABPK}, {ignition.Format, "3.4.0"}}
 	// Every column renders the base plan, so a "no" cell's error comes from
 	// the row's feature and nothing else.
 	for _, col := range columns {

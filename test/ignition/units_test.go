@@ -51,7 +51,7 @@ func TestUnitsApplied(t *testing.T) {
 		require.NoError(t, err, version)
 		require.Empty(t, out.Warnings, version)
 		data, spec := out.Data, version
-		if version == "" {
+		if version == ignition.VersionCABPK {
 			cfg24, r, err := ign24.Parse(out.Data)
 			require.NoError(t, err, r.String())
 			translated, err := v24tov31.Translate(cfg24, map[string]string{})

@@ -13,6 +13,7 @@ import (
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	_ "github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/provisioning"
 )
 
 // TestVectors renders every vector — cloud-config and CABPK's Ignition 2.3
@@ -27,7 +28,7 @@ func TestVectors(t *testing.T) {
 			wantFormat, err := os.ReadFile(filepath.Join(dir, "format"))
 			require.NoError(t, err)
 			res := testenv.BuildVector(t, dir)
-			require.Equal(t, "", res.Options.Version, "vectors use the default dialect")
+			require.Equal(t, provisioning.VersionCABPK, res.Options.Version, "vectors use CABPK's dialect")
 			out, err := res.Render()
 			require.NoError(t, err)
 			require.Equal(t, string(wantFormat), out.Format)

@@ -1,0 +1,25 @@
+package provisioning
+
+import "regexp"
+
+// exitZero finds an "exit" or "exit 0" used as a command: a heuristic, good
+// enough for a warning, which is all it feeds.
+var exitZero = regexp.MustCompile(`(^|[;&|({}]|\bthen|\belse|\bdo|\s)exit(\s+0)?\s*($|[;&|)}#\n])`)
+
+// WarnSharedShell is for dialects whose commands share one shell (CABPK's:
+// cloud-init's runcmd lines, legacy Ignition's kubeadm.sh), where the Plan's
+// meaning does not hold: there an "exit 0" in a pre or bootstrap command
+// ends every later command, the bootstrap command and the sentinel
+// included, and nothing reports it. It warns at each such command.
+func WarnSharedShell(ps *Problems, p *Plan, dialect string) {
+	if p == nil {
+		return
+	}
+	for i := range p.Commands {
+		c := &p.Commands[i]
+		if c.Phase == PhasePost || !exitZero.MatchString(c.Script) {
+			continue
+		}
+		ps.Warnf(p.CommandPath(i), "exits with status 0: in the %s dialect the commands share one shell, so this skips every later command, the bootstrap command and the sentinel without an error; the Plan's meaning (each command in its own shell) holds only in the native dialects", dialect)
+	}
+}
