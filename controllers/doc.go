@@ -16,5 +16,8 @@
 // secret.go the output Secret, status.go the conditions, and errors.go the
 // one place where a failure becomes a condition, a retry or a terminal error.
 // verify.go drives the same build read-only (Rebuilder, over a ListReader
-// and a client whose writes fail) for `nodeboot verify`.
+// and a client whose writes fail) for `nodeboot verify`. cache.go holds the
+// manager's cache options (ManagerCacheOptions), which keep of each kind
+// what the reconcilers read: cmd/manager builds its cache with them, and
+// test/controllers' TestCachesHoldMetadataOnly holds them to that.
 package controllers

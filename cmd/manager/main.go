@@ -245,7 +245,7 @@ func run(ctx context.Context, o *options) error {
 		HealthProbeBindAddress:        o.healthAddr,
 		PprofBindAddress:              o.profilerAddr,
 		Metrics:                       *metricsOptions,
-		Cache:                         managerCacheOptions(scheme, controllerName, o.watchNamespace, o.syncPeriod),
+		Cache:                         controllers.ManagerCacheOptions(scheme, controllerName, o.watchNamespace, o.syncPeriod),
 		Client:                        setup.ManagerClientOptions(),
 	}
 	if o.webhookPort != 0 {

@@ -22,13 +22,17 @@ import (
 )
 
 // BenchmarkReports: 2,000 reports from 500 configs (started, failed,
-// a late started, succeeded), 50 at a time, over TLS on loopback, against an
-// in-memory API (the endpoint's own cost, not the API server's). Reports
-// p99 latency and lost reports (configs not ending Succeeded).
+// a late started, succeeded; 400 from 100 with -short), 50 at a time,
+// over TLS on loopback, against an in-memory API (the endpoint's own cost,
+// not the API server's). Reports p99 latency and lost reports (configs not
+// ending Succeeded).
 //
 //	go test ./controllers/report/ -run '^$' -bench Reports -benchtime 1x
 func BenchmarkReports(b *testing.B) {
-	const configs, workers = 500, 50
+	configs, workers := 500, 50
+	if testing.Short() {
+		configs = 100 // `make bench-smoke`
+	}
 	for range b.N {
 		b.StopTimer()
 		s := runtime.NewScheme()

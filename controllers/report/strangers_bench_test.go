@@ -37,11 +37,19 @@ import (
 
 // Stranger load: how many, from how many source addresses.
 const (
-	strangers       = 10000
 	strangerSources = 100
 	legitNodes      = 200
 	legitWorkers    = 40
 )
+
+// strangers is how many strangers there are: 10,000, or 1,000 with -short
+// (`make bench-smoke`), which the child process is run with too.
+func strangers() int {
+	if testing.Short() {
+		return 1000
+	}
+	return 10000
+}
 
 // throttledReader is the manager's API reader as the endpoints share it
 // with the reconcilers: client-go's client-side limit (--kube-api-qps 100,
@@ -58,10 +66,10 @@ func (r *throttledReader) Get(ctx context.Context, key client.ObjectKey, obj cli
 	return r.Reader.Get(ctx, key, obj, opts...)
 }
 
-// BenchmarkStrangers: 10,000 strangers from 100 addresses against the real
-// TLS servers of both node endpoints on loopback (half hold connections
-// open mid-handshake, half send forged credentials as fast as the server
-// lets them), while 200 nodes, each from its own address, report started,
+// BenchmarkStrangers: 10,000 strangers (1,000 with -short) from 100
+// addresses against the real TLS servers of both node endpoints on
+// loopback (half hold connections open mid-handshake, half send forged
+// credentials as fast as the server lets them), while 200 nodes, each from its own address, report started,
 // fetch two add-on manifests and report succeeded. The strangers run in a
 // child process, so the memory figures are the server's. Reports the p99
 // latency and success rate of the nodes' requests, and the server's
@@ -131,7 +139,7 @@ func runStrangers(b *testing.B) {
 	time.Sleep(200 * time.Millisecond)
 	base := rssBytes()
 
-	child := exec.Command(os.Args[0], "-test.run=^TestStrangerLoad$", "-test.count=1")
+	child := exec.Command(os.Args[0], "-test.run=^TestStrangerLoad$", "-test.count=1", "-test.short="+strconv.FormatBool(testing.Short()))
 	child.Env = append(os.Environ(), "NODEBOOT_STRANGERS="+reportAddr+","+fetchAddr)
 	child.Stdout, child.Stderr = os.Stdout, os.Stderr
 	stdin, err := child.StdinPipe()
@@ -156,8 +164,13 @@ func runStrangers(b *testing.B) {
 			}
 		}
 	}()
-	// Let the strangers open their connections first.
-	time.Sleep(8 * time.Second)
+	// Let the strangers open their connections first (a tenth of them
+	// with -short).
+	if testing.Short() {
+		time.Sleep(2 * time.Second)
+	} else {
+		time.Sleep(8 * time.Second)
+	}
 
 	b.StartTimer()
 	var mu sync.Mutex
@@ -230,7 +243,7 @@ func TestStrangerLoad(t *testing.T) {
 	}
 	raiseFileLimit(t)
 	forged := "Bearer " + strings.Repeat("f", 43)
-	for i := range strangers {
+	for i := range strangers() {
 		src := &net.TCPAddr{IP: net.IPv4(127, 0, 1, 1+byte(i%strangerSources))}
 		addr := addrs[i/2%2]
 		if i%2 == 0 {
@@ -287,8 +300,8 @@ func raiseFileLimit(t testing.TB) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
 		t.Fatal(err)
 	}
-	if l.Max < strangers+2000 {
-		t.Skipf("RLIMIT_NOFILE hard limit %d is below %d", l.Max, strangers+2000)
+	if need := uint64(strangers() + 2000); l.Max < need {
+		t.Skipf("RLIMIT_NOFILE hard limit %d is below %d", l.Max, need)
 	}
 	l.Cur = l.Max
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {

@@ -1,14 +1,22 @@
 package controllers_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
 	"io/fs"
 	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,8 +47,13 @@ import (
 // the data; the node's apply step, run from what Ignition wrote, fetches the
 // manifests over TLS from the manager's fetch endpoint (trusting only the CA
 // in the data), verifies each sha256 and applies them to a real API server.
-// A manifest changed in the Secret afterwards is refused and nothing of it
-// is applied. Beside it, the same node on a Cluster annotated with a 64 KiB
+// The endpoint is reached through a TLS proxy of the test's, holding the
+// serving certificate, as a load balancer in front of the manager would.
+// Then the node's own check: the proxy changes the bytes the endpoint
+// serves for a valid request, and the node's apply step (apply.sh) refuses
+// them by their sha256 and applies nothing. Then the endpoint's check: a
+// manifest changed in the fetch Secret is no longer served under its digest,
+// and the node applies nothing either. Beside it, the same node on a Cluster annotated with a 64 KiB
 // budget keeps its add-ons inline, and one with a budget annotation that is
 // no number of bytes gets a condition naming the annotation.
 func TestAddonsFetchFallback(t *testing.T) {
@@ -62,8 +75,9 @@ func TestAddonsFetchFallback(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
+	proxy := startTamperProxy(t, certDir, ca, addr)
 	opts := managerAddonOptions
-	opts.Fetch = addonsctrl.FetchOptions{URL: "https://" + addr, CABundle: ca, Reader: k8s}
+	opts.Fetch = addonsctrl.FetchOptions{URL: "https://" + proxy.addr, CABundle: ca, Reader: k8s}
 	// As cmd/manager runs it: the credential index is an informer of its own.
 	idx := addonsctrl.NewFetchIndex(k8s)
 	idx.RESTConfig, idx.Scheme = cfg, scheme
@@ -154,7 +168,7 @@ func TestAddonsFetchFallback(t *testing.T) {
 		f := strings.Split(line, "\t")
 		// name, version, sha256, file, url, CA file, credential file: the
 		// credential is not in the URL.
-		if len(f) != 7 || !strings.HasPrefix(f[4], "https://"+addr+addonsctrl.FetchPath) || strings.Contains(f[4], "?") ||
+		if len(f) != 7 || !strings.HasPrefix(f[4], "https://"+proxy.addr+addonsctrl.FetchPath) || strings.Contains(f[4], "?") ||
 			!strings.HasPrefix(f[5], "ca-") || !strings.HasPrefix(f[6], "token-") {
 			t.Fatalf("index line is not a fetched add-on with the serving CA and a credential file: %q", addons.RedactURL(strings.Join(f[:min(len(f), 6)], "\t")))
 		}
@@ -191,11 +205,44 @@ func TestAddonsFetchFallback(t *testing.T) {
 		t.Error("the apply step logged the fetch credential")
 	}
 
-	// A manifest changed behind the data's back: the endpoint no longer
-	// serves it under its digest, and the node applies nothing.
+	if proxy.tampered.Load() != 0 {
+		t.Fatal("the proxy changed a response before it was asked to")
+	}
 	if err := k8s.Delete(ctx, ds); err != nil {
 		t.Fatal(err)
 	}
+
+	// The node's check: the endpoint serves the right bytes for a valid
+	// request, and something between it and the node changes Flannel's.
+	// The node must refuse them by their sha256, and apply nothing.
+	proxy.tamper.Store(true)
+	out, err = runStep(assets, step, copyDir(t, pristine), kc, 30)
+	proxy.tamper.Store(false)
+	if err == nil {
+		t.Fatalf("apply step succeeded with a manifest changed on the way:\n%s", out)
+	}
+	if n := proxy.tampered.Load(); n == 0 {
+		t.Fatalf("the proxy changed no response: the step did not fetch through it\n%s", out)
+	}
+	if !strings.Contains(out, "cni: ") || !strings.Contains(out, "refusing to apply anything") || strings.Contains(out, "cannot fetch") {
+		t.Errorf("apply step output does not refuse the add-on by its sha256:\n%s", out)
+	}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: "kube-flannel", Name: "kube-flannel-ds"}, ds); err == nil {
+		t.Error("Flannel was applied from a manifest whose sha256 does not match")
+	}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: addons.RecordNamespace, Name: addons.RecordName}, record); err != nil {
+		t.Fatal(err)
+	}
+	if got := record.Data["cni.result"]; !strings.HasPrefix(got, "failed: sha256 mismatch") {
+		t.Errorf("cni: recorded %q, want a sha256 mismatch", got)
+	}
+	if got := record.Data["dns.result"]; got == "applied" || !strings.HasPrefix(got, "not applied") {
+		t.Errorf("dns: recorded %q after cni failed verification", got)
+	}
+
+	// The endpoint's check: a manifest changed in the fetch Secret behind
+	// the data's back is no longer served under its digest, so the node
+	// cannot fetch it and applies nothing.
 	for k, v := range fetch.Data {
 		if k != addonsctrl.FetchTokenKey && strings.Contains(string(v), "kube-flannel-ds") {
 			fetch.Data[k] = append(v, []byte("\n# changed\n")...)
@@ -205,7 +252,7 @@ func TestAddonsFetchFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A short deadline: the node retries a failed fetch with backoff.
-	out, err = runStep(assets, step, pristine, kc, 5)
+	out, err = runStep(assets, step, copyDir(t, pristine), kc, 5)
 	if err == nil {
 		t.Fatalf("apply step succeeded with a changed manifest:\n%s", out)
 	}
@@ -215,6 +262,57 @@ func TestAddonsFetchFallback(t *testing.T) {
 	if err := k8s.Get(ctx, client.ObjectKey{Namespace: "kube-flannel", Name: "kube-flannel-ds"}, ds); err == nil {
 		t.Error("Flannel was applied again from a changed manifest")
 	}
+}
+
+// tamperProxy is a TLS reverse proxy to the fetch endpoint, serving with
+// the endpoint's own certificate; while tamper is set it appends a line to
+// every successful response that holds Flannel's DaemonSet.
+type tamperProxy struct {
+	addr     string
+	tamper   atomic.Bool
+	tampered atomic.Int32
+}
+
+func startTamperProxy(t *testing.T, certDir string, ca []byte, upstream string) *tamperProxy {
+	t.Helper()
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(ca) {
+		t.Fatal("serving CA: no certificate")
+	}
+	cert, err := tls.LoadX509KeyPair(filepath.Join(certDir, "tls.crt"), filepath.Join(certDir, "tls.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tamperProxy{}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "https", Host: upstream})
+	rp.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if !p.tamper.Load() || resp.StatusCode != http.StatusOK {
+			return nil
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(body, []byte("kube-flannel-ds")) {
+			body = append(body, "\n# changed on the way\n"...)
+			p.tampered.Add(1)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.ContentLength = int64(len(body))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		return nil
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.addr = ln.Addr().String()
+	srv := &http.Server{Handler: rp, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return p
 }
 
 // createIgnitionInit creates the first control-plane Machine cp-0 of ns
@@ -267,7 +365,9 @@ func ignitionRoot(t *testing.T, tool string, config []byte) string {
 	return root
 }
 
-// applyStepOf finds the add-on step in the bootstrap script Ignition wrote.
+// applyStepOf finds the add-on step in the bootstrap script Ignition wrote:
+// the whole line, as the script runs it (each command in a shell of its
+// own, its text quoted), so the test runs what the node would.
 func applyStepOf(t *testing.T, root string) string {
 	t.Helper()
 	want := "/bin/sh " + addons.DefaultDir + "/" + addons.ScriptFile + " "
@@ -278,8 +378,8 @@ func applyStepOf(t *testing.T, root string) string {
 		}
 		raw, _ := os.ReadFile(p)
 		for _, line := range strings.Split(string(raw), "\n") {
-			if i := strings.Index(line, want); i >= 0 {
-				step = strings.TrimSpace(line[i:])
+			if strings.Contains(line, want) {
+				step = strings.TrimSpace(line)
 			}
 		}
 		return nil

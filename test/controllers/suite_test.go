@@ -183,6 +183,11 @@ type managerOptions struct {
 	// transport wraps every management-cluster request of the manager,
 	// its caches' lists and watches included.
 	transport func(http.RoundTripper) http.RoundTripper
+	// cache, when set, is the manager's cache options (namespaces still
+	// from namespaces); CABPK's setup.ManagerCacheOptions when nil.
+	cache *ctrlcache.Options
+	// built, when set, is handed the manager before it starts.
+	built func(manager.Manager)
 }
 
 // startManager runs a manager with one KubeadmConfig reconciler until the
@@ -214,7 +219,7 @@ func startManager(t testing.TB, o managerOptions) (stop func()) {
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
-		Cache:                   cacheOptions(name, o.namespaces),
+		Cache:                   cacheOptions(name, o.namespaces, o.cache),
 		Client:                  setup.ManagerClientOptions(),
 		Controller:              config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
 		NewClient: func(c *rest.Config, opts client.Options) (client.Client, error) {
@@ -230,6 +235,9 @@ func startManager(t testing.TB, o managerOptions) (stop func()) {
 	})
 	if err != nil {
 		t.Fatalf("new manager: %v", err)
+	}
+	if o.built != nil {
+		o.built(mgr)
 	}
 	ctx, cancel := context.WithCancel(ctrl.LoggerInto(context.Background(), logr.Discard()))
 	ctx = ctrl.LoggerInto(ctx, ctrl.Log.WithName(name))
@@ -308,8 +316,11 @@ func startManager(t testing.TB, o managerOptions) (stop func()) {
 	return stop
 }
 
-func cacheOptions(name string, namespaces []string) ctrlcache.Options {
+func cacheOptions(name string, namespaces []string, own *ctrlcache.Options) ctrlcache.Options {
 	opts := setup.ManagerCacheOptions(scheme, name, "", 10*time.Minute)
+	if own != nil {
+		opts = *own
+	}
 	if len(namespaces) > 0 {
 		opts.DefaultNamespaces = map[string]ctrlcache.Config{}
 		for _, ns := range namespaces {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,17 +30,29 @@ var sharedFlags = []string{
 	// writes/config a cost per config.
 	"--bootstrap-token-ttl=3h",
 	"--sync-period=10m",
-	"--feature-gates=MachinePool=true",
+	"--feature-gates=MachinePool=true,KubeadmBootstrapFormatIgnition=true",
 }
 
 // BenchmarkManagerScale runs each provider's manager binary as its own
 // process on a fresh API server and has it bootstrap a fleet: 50 initialized
 // Clusters, each with one joining control-plane Machine and 100 worker
-// Machines, plus a MachinePool — 5,051 KubeadmConfigs. The configs exist
-// before the manager starts (as a MachineSet leaves them before creating
-// the Machines); the clock runs from the first owner Machine created to the
-// last config reporting dataSecretCreated. Tokens are written to the
-// workload clusters (here the same API server, under the manager's user).
+// Machines, plus a MachinePool — 5,051 KubeadmConfigs, a quarter of them
+// legacy Ignition (every odd Cluster's control plane, every fourth worker),
+// the rest cloud-config. The configs exist before the manager starts (as a
+// MachineSet leaves them before creating the Machines); the clock runs
+// from the first owner Machine created to the last config reporting
+// dataSecretCreated. Tokens are written to the workload clusters (here the
+// same API server, under the manager's user).
+//
+// After both runs, every config's data Secret nodeboot's manager wrote is
+// compared byte for byte with the one CABPK's wrote for the same object
+// (collectData, compareData): value, format, type, labels and owners. Each
+// side's bootstrap token, the only per-run part, is replaced by a
+// placeholder after checking it is the token that manager stored in the
+// config and on the workload cluster; any other difference fails the
+// benchmark. The log and the cabpk run's metrics state how many were
+// compared per format (all of them: 3,777 cloud-config and 1,275 Ignition
+// at full size with the probe).
 //
 // Reported per provider: configs/s; writes/config, every write request the
 // manager's user made from the first Machine until the system is quiet
@@ -48,13 +62,14 @@ var sharedFlags = []string{
 //	go test ./test/scale/ -run '^$' -bench ManagerScale -benchtime 1x -timeout 60m
 //
 // NODEBOOT_SCALE_CLUSTERS shrinks the fleet for a quick look (-short, as
-// `make bench-smoke` runs it, means one Cluster);
+// `make bench-smoke` runs it, means one Cluster of 10 workers: 13 configs
+// with the probe, 11 cloud-config and 2 legacy Ignition);
 // NODEBOOT_SCALE_PROFILES=DIR saves each manager's heap profile at the end
 // of the run (DIR/<provider>-heap.pprof).
 func BenchmarkManagerScale(b *testing.B) {
-	clusters := 50
+	clusters, workers := 50, 100
 	if testing.Short() {
-		clusters = 1
+		clusters, workers = 1, 10
 	}
 	if v := os.Getenv("NODEBOOT_SCALE_CLUSTERS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -63,26 +78,67 @@ func BenchmarkManagerScale(b *testing.B) {
 		}
 		clusters = n
 	}
-	for _, p := range []struct{ name, pkg string }{
+	data := map[string]map[string]dataSecret{} // provider -> config -> data
+	providers := []struct{ name, pkg string }{
 		{"nodeboot", "./cmd/manager"},
 		{"cabpk", "sigs.k8s.io/cluster-api/bootstrap/kubeadm"},
-	} {
+	}
+	// CABPK's binary builds while nodeboot's run starts its API server and
+	// manager; the run waits for the build before its clock starts.
+	prebuild(providers[1].name+"-manager", providers[1].pkg)
+	for _, p := range providers {
 		b.Run(p.name, func(b *testing.B) {
 			b.StopTimer()
 			bin := binary(b, p.name+"-manager", p.pkg)
 			for range b.N {
-				runScale(b, p.name, bin, clusters)
+				data[p.name] = runScale(b, p.name, bin, clusters, workers)
+			}
+			// The second run compares: its log and metrics state the
+			// sample, and a difference fails it.
+			if len(data) == 2 {
+				compareRuns(b, data["nodeboot"], data["cabpk"])
 			}
 		})
 	}
+	if len(data) < 2 {
+		b.Logf("data not compared: only %v ran", slices.Collect(maps.Keys(data)))
+	}
 }
 
-func runScale(b *testing.B, provider, bin string, clusters int) {
+// compareRuns fails b on any difference between nodeboot's and CABPK's data
+// Secrets and reports how many of each format were compared.
+func compareRuns(b *testing.B, nodeboot, cabpk map[string]dataSecret) {
+	b.Helper()
+	counts, diffs := compareData(nodeboot, cabpk)
+	b.Logf("data Secrets compared byte for byte with CABPK's: %d (per format %v)", len(cabpk), counts)
+	for _, f := range slices.Sorted(maps.Keys(counts)) {
+		b.ReportMetric(float64(counts[f]), f+"-compared")
+	}
+	for i, d := range diffs {
+		if i == 20 {
+			b.Errorf("... and %d more", len(diffs)-i)
+			break
+		}
+		b.Error(d)
+	}
+	if len(diffs) > 0 {
+		b.Fatalf("%d differences between nodeboot's and CABPK's data", len(diffs))
+	}
+	for _, f := range []string{"cloud-config", "ignition"} {
+		if counts[f] == 0 {
+			b.Fatalf("no %s data compared: the fleet lost a format", f)
+		}
+	}
+}
+
+// runScale runs one manager over the fleet and returns the data Secrets it
+// wrote, normalised for comparison (collectData).
+func runScale(b *testing.B, provider, bin string, clusters, workers int) map[string]dataSecret {
 	b.Helper()
 	const user = "scale-manager"
 	s := startAPIServer(b, user)
 	kubeconfig, userCfg := s.user(b, user)
-	f := fleet{ns: "scale", clusters: clusters, workers: 100, workload: userCfg}
+	f := fleet{ns: "scale", clusters: clusters, workers: workers, ignition: true, workload: userCfg}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -129,6 +185,7 @@ func runScale(b *testing.B, provider, bin string, clusters int) {
 	for i, mm := range ms {
 		names[i] = mm.name
 	}
+	waitBuilds()
 	rss.phase("machines")
 	b.StartTimer()
 	start := time.Now()
@@ -180,6 +237,14 @@ func runScale(b *testing.B, provider, bin string, clusters int) {
 	b.ReportMetric(float64(len(ms))/elapsed.Seconds(), "configs/s")
 	b.ReportMetric(float64(n)/float64(len(ms)), "writes/config")
 	b.ReportMetric(peak, "peak-RSS-MB")
+	data, err := collectData(ctx, s.k8s, f.ns)
+	if err != nil {
+		b.Fatalf("%s: %v", provider, err)
+	}
+	if len(data) != len(ms)+1 {
+		b.Fatalf("%s: %d data Secrets for %d configs", provider, len(data), len(ms)+1)
+	}
+	return data
 }
 
 func saveProfile(tb testing.TB, url, path string) {

@@ -215,6 +215,7 @@ var buildOnce sync.Map
 // TestMain removes the built binaries (some 90 MB each) after the run.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	waitBuilds()
 	buildOnce.Range(func(_, v any) bool {
 		if b := v.(*built); b.path != "" {
 			_ = os.RemoveAll(filepath.Dir(b.path))
@@ -236,6 +237,32 @@ type built struct {
 // go.mod and go.sum, so its dependencies are nodeboot's exact versions).
 func binary(tb testing.TB, name, pkg string) string {
 	tb.Helper()
+	b := build(name, pkg)
+	if b.err != nil {
+		tb.Fatal(b.err)
+	}
+	return b.path
+}
+
+// prebuilds are builds started ahead of the run that needs them.
+var prebuilds sync.WaitGroup
+
+// prebuild starts building a binary in the background.
+func prebuild(name, pkg string) {
+	prebuilds.Add(1)
+	go func() {
+		defer prebuilds.Done()
+		build(name, pkg)
+	}()
+}
+
+// waitBuilds waits for the builds prebuild started: a build running beside
+// a timed run would take CPU from the manager measured.
+func waitBuilds() { prebuilds.Wait() }
+
+// build is binary without a testing.TB, so a goroutine can build a binary
+// ahead of the run that needs it.
+func build(name, pkg string) *built {
 	v, _ := buildOnce.LoadOrStore(name, &built{})
 	b := v.(*built)
 	b.once.Do(func() {
@@ -252,10 +279,7 @@ func binary(tb testing.TB, name, pkg string) string {
 			b.err = fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
 		}
 	})
-	if b.err != nil {
-		tb.Fatal(b.err)
-	}
-	return b.path
+	return b
 }
 
 func nodebootBinary(tb testing.TB) string {

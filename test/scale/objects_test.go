@@ -25,6 +25,11 @@ type fleet struct {
 	ns       string
 	clusters int
 	workers  int // worker Machines per Cluster
+	// ignition makes some configs format: ignition (CABPK's legacy
+	// Ignition), the joining control plane of every odd Cluster and every
+	// fourth worker, so both of CABPK's formats are in the fleet; the
+	// managers need the KubeadmBootstrapFormatIgnition feature gate.
+	ignition bool
 	// labels go on every object of cluster i (the watch-filter shard).
 	labels func(i int) map[string]string
 	// workload is the identity the Clusters' kubeconfig Secrets carry: the
@@ -51,6 +56,7 @@ type machine struct {
 	name         string
 	controlPlane bool
 	pool         bool
+	ignition     bool
 }
 
 // machines lists every consumer: per Cluster one joining control-plane
@@ -58,9 +64,9 @@ type machine struct {
 func (f fleet) machines() []machine {
 	var out []machine
 	for c := range f.clusters {
-		out = append(out, machine{cluster: c, name: f.clusterName(c) + "-cp-0", controlPlane: true})
+		out = append(out, machine{cluster: c, name: f.clusterName(c) + "-cp-0", controlPlane: true, ignition: f.ignition && c%2 == 1})
 		for w := range f.workers {
-			out = append(out, machine{cluster: c, name: fmt.Sprintf("%s-md-%03d", f.clusterName(c), w)})
+			out = append(out, machine{cluster: c, name: fmt.Sprintf("%s-md-%03d", f.clusterName(c), w), ignition: f.ignition && w%4 == 3})
 		}
 	}
 	out = append(out, machine{cluster: 0, name: f.clusterName(0) + "-mp-0", pool: true})
@@ -151,12 +157,16 @@ func (f fleet) labels0(i int) map[string]string {
 }
 
 // configSpec is a node's KubeadmConfig spec: a file, a user and a command,
-// as Cluster API's quick-start templates carry.
-func configSpec(controlPlane bool) bootstrapv1.KubeadmConfigSpec {
+// as Cluster API's quick-start templates carry, in cloud-config or legacy
+// Ignition.
+func configSpec(controlPlane, ignition bool) bootstrapv1.KubeadmConfigSpec {
 	spec := bootstrapv1.KubeadmConfigSpec{
 		Files:              []bootstrapv1.File{{Path: "/etc/motd", Content: "welcome", Permissions: "0644", Owner: "root:root"}},
 		PreKubeadmCommands: []string{"echo pre"},
 		Users:              []bootstrapv1.User{{Name: "ops", SSHAuthorizedKeys: []string{"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ops"}}},
+	}
+	if ignition {
+		spec.Format = bootstrapv1.Ignition
 	}
 	spec.JoinConfiguration.NodeRegistration.Name = "{{ ds.meta_data.local_hostname }}"
 	spec.JoinConfiguration.NodeRegistration.KubeletExtraArgs = []bootstrapv1.Arg{{Name: "cloud-provider", Value: ptr.To("external")}}
@@ -185,7 +195,7 @@ func (f fleet) createConfig(ctx context.Context, k8s client.Client, m machine, i
 			Name: m.name, Namespace: f.ns, Labels: f.labelsOf(m.cluster),
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: clusterv1.GroupVersion.String(), Kind: kind, Name: m.name, UID: placeholderUID(i)}},
 		},
-		Spec: configSpec(m.controlPlane),
+		Spec: configSpec(m.controlPlane, m.ignition),
 	}
 	return k8s.Create(ctx, c)
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // benchConfigs is the size of the benchmark's management cluster; -short
-// (`make bench-smoke`) shrinks it to check that the benchmark works.
+// (`make bench-smoke`) shrinks it to 10, still workers and pools in both
+// formats, to check that the benchmark works.
 var benchConfigs = 1000
 
 // BenchmarkVerify verifies 1,000 configs (workers and MachinePools, both
@@ -20,7 +21,7 @@ var benchConfigs = 1000
 // CABPK is stopped before timing, so only verify uses the API server.
 func BenchmarkVerify(b *testing.B) {
 	if testing.Short() {
-		benchConfigs = 20
+		benchConfigs = 10
 	}
 	ns, ro := benchCluster(b)
 	want := fmt.Sprintf("identical: %d/%d", benchConfigs, benchConfigs)

@@ -1,4 +1,4 @@
-package main
+package controllers
 
 import (
 	"time"
@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
-	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/bootstrap/kubeadm/setup"
 	"sigs.k8s.io/cluster-api/util/secret"
@@ -20,19 +19,27 @@ import (
 // and nothing here reads it.
 const lastApplied = corev1.LastAppliedConfigAnnotation
 
-// managerCacheOptions are CABPK's cache options (setup.ManagerCacheOptions:
-// managed fields stripped, only Secrets with the cluster-name label cached
-// and those without their data unless they are certificates or
-// kubeconfigs, MachineSets reduced to their owner references), narrowed
-// further for the kinds the reconcilers only read and never write: Machines
-// and MachinePools keep their metadata, spec and node references (the only
-// status fields read: has the node joined), Clusters keep spec and status.
-// kubectl's last-applied copy is dropped from all three.
+// ManagerCacheOptions are the cache options of the manager that runs the
+// Reconciler: they live here, beside what the reconcilers read, because
+// each transform keeps exactly that and drops the rest. cmd/manager builds
+// its cache with them, and test/controllers holds them to the requests a
+// manager built with them makes and to what its cache then holds.
 //
-// KubeadmConfigs are cached whole: the reconciler patches them, and a patch
-// is computed against what was read. Cached reads keep their deep copy: the
-// reconcilers and Cluster API's helpers mutate what they get.
-func managerCacheOptions(scheme *runtime.Scheme, controllerName, namespace string, syncPeriod time.Duration) ctrlcache.Options {
+// They start from CABPK's (setup.ManagerCacheOptions: managed fields
+// stripped, only Secrets with the cluster-name label cached and those
+// without their data unless they are certificates or kubeconfigs,
+// MachineSets reduced to their owner references) and narrow them further
+// for the kinds the reconcilers only read and never write: Machines and
+// MachinePools keep their metadata, spec and node references (the only
+// status fields read: has the node joined), Clusters keep spec and status.
+// kubectl's last-applied copy is dropped from all three. Bootstrap data
+// Secrets also lose their labels and annotations.
+//
+// KubeadmConfigs are cached as metadata only (SetupWithManager watches
+// them so), without owner references; Reconcile reads the config whole
+// from the API server. Cached reads keep their deep copy: the reconcilers
+// and Cluster API's helpers mutate what they get.
+func ManagerCacheOptions(scheme *runtime.Scheme, controllerName, namespace string, syncPeriod time.Duration) ctrlcache.Options {
 	opts := setup.ManagerCacheOptions(scheme, controllerName, namespace, syncPeriod)
 	opts.ByObject[&clusterv1.Machine{}] = ctrlcache.ByObject{Transform: stripMachine}
 	opts.ByObject[&clusterv1.MachinePool{}] = ctrlcache.ByObject{Transform: stripMachinePool}
@@ -44,16 +51,8 @@ func managerCacheOptions(scheme *runtime.Scheme, controllerName, namespace strin
 			opts.ByObject[obj] = o
 		}
 	}
-	// The reconciler's watch caches KubeadmConfigs' metadata only
-	// (controllers.Reconciler.SetupWithManager).
 	opts.ByObject[configMetadata()] = ctrlcache.ByObject{Transform: stripConfigMetadata}
 	return opts
-}
-
-func configMetadata() *metav1.PartialObjectMetadata {
-	m := &metav1.PartialObjectMetadata{}
-	m.SetGroupVersionKind(bootstrapv1.GroupVersion.WithKind("KubeadmConfig"))
-	return m
 }
 
 // stripConfigMetadata keeps what is read of a cached KubeadmConfig: the
@@ -70,7 +69,7 @@ func stripConfigMetadata(in any) (any, error) {
 // Secret but certificates and kubeconfigs), then also drops the labels and
 // annotations of those data-less Secrets: the bootstrap data Secrets, one
 // per config. Only their owner references are read from the cache
-// (controllers ensureSecretOwnerRef).
+// (ensureSecretOwnerRef).
 func stripSecret(cabpk toolscache.TransformFunc) toolscache.TransformFunc {
 	return func(in any) (any, error) {
 		if cabpk != nil {

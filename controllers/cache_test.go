@@ -1,4 +1,4 @@
-package main
+package controllers
 
 import (
 	"testing"
@@ -7,6 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -77,11 +79,13 @@ func TestCacheTransforms(t *testing.T) {
 // down to what is read of them (name, owner), and KubeadmConfig metadata
 // without owner references.
 func TestSecretAndConfigTransforms(t *testing.T) {
-	scheme, err := newScheme()
-	if err != nil {
-		t.Fatal(err)
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, bootstrapv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
 	}
-	opts := managerCacheOptions(scheme, "test", "", time.Minute)
+	opts := ManagerCacheOptions(scheme, "test", "", time.Minute)
 	var secretOpts, configOpts *ctrlcache.ByObject
 	for obj, o := range opts.ByObject {
 		switch obj := obj.(type) {
