@@ -27,6 +27,10 @@ import (
 //
 // runcmd runs with set -e: unit steps, pre commands, the bootstrap
 // command, the sentinel, post commands; the first failure stops the rest.
+//
+// A Plan with per-node values becomes a jinja template of cloud-init's
+// (plain_nodevalues.go), one with UserData multi-part MIME
+// (plain_mime.go); a Plan with neither renders exactly as before.
 const VersionPlain = "plain"
 
 const plainName = Format + " (plain)"
@@ -60,6 +64,8 @@ func checkPlain(p *provisioning.Plan, opts provisioning.Options) (provisioning.P
 		}
 	}
 	plainDiskGaps(&ps, p)
+	checkPlainUserData(&ps, p)
+	provisioning.RefuseLiteralJinja(&ps, p, plainName)
 	return ps.Strict(opts), p
 }
 
@@ -97,8 +103,7 @@ func renderPlain(p *provisioning.Plan, opts provisioning.Options) (*provisioning
 	if err := ps.Err(); err != nil {
 		return nil, err
 	}
-	d := plainDocument(p)
-	data, sizes, err := marshalPlain(d)
+	data, sizes, err := plainBytes(p)
 	if err != nil {
 		return nil, fmt.Errorf("%w: marshal %s: %w", provisioning.ErrInvalid, plainName, err)
 	}
@@ -122,6 +127,41 @@ func renderPlain(p *provisioning.Plan, opts provisioning.Options) (*provisioning
 		return nil, provisioning.TooLarge("%s output is %d bytes, budget %d", plainName, len(out.Data), opts.MaxBytes)
 	}
 	return out, nil
+}
+
+// plainBytes is the user data of a checked Plan: the document, as a jinja
+// template when the Plan has per-node values, wrapped in multi-part MIME
+// with the Plan's UserData when it has some.
+func plainBytes(p *provisioning.Plan) ([]byte, map[string]int, error) {
+	var jv *jinjaValues
+	if p.UsesNodeValues() {
+		jv = newJinjaValues(p)
+		p = jv.templatedFiles(p)
+	}
+	p = p.WithCommandTemplates()
+	d := plainDocument(p)
+	var data []byte
+	var sizes map[string]int
+	var err error
+	if jv == nil {
+		data, sizes, err = marshalPlain(d)
+	} else {
+		if len(d.RunCmd) == 0 {
+			d.RunCmd = []string{"set -e"}
+		}
+		// After "set -e", before any command.
+		d.RunCmd = append(d.RunCmd[:1], append(jv.runCmdPrologue(), d.RunCmd[1:]...)...)
+		data, err = jv.marshal(d)
+		sizes = map[string]int{provisioning.SizeTotal: len(data)}
+	}
+	if err != nil || len(p.UserData) == 0 {
+		return data, sizes, err
+	}
+	doc := len(data)
+	data = mimeUserData(data, jv != nil, p.UserData)
+	sizes[provisioning.SizeTotal] = len(data)
+	sizes[provisioning.SizeUserData] = len(data) - doc
+	return data, sizes, nil
 }
 
 // marshalPlain writes the header and the document, and sizes its

@@ -58,6 +58,10 @@ func check(p *provisioning.Plan, opts provisioning.Options) (provisioning.Proble
 		// would ship a node without it.
 		provisioning.Unsupported(&ps, Format, opts.AdditionalConfigPath(), "additional config")
 	}
+	// CABPK's bytes have no user data parts and write "{{ }}" as the
+	// user's jinja: neither can be carried without changing them.
+	provisioning.RefuseNodeValues(&ps, p, Format+" (CABPK)")
+	provisioning.RefuseUserData(&ps, p, Format+" (CABPK)")
 	hz := findHazards(p, &ps, opts.Corrections)
 	provisioning.WarnSharedShell(&ps, p, Format+" (CABPK)")
 	return ps.Strict(opts), hz

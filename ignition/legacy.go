@@ -22,6 +22,10 @@ func runLegacy(p *provisioning.Plan, opts provisioning.Options) (provisioning.Pr
 	// refuses (a relative or Windows path, among others) still fails in
 	// renderLegacy, where the same transpiler checks the same config.
 	ps := p.Validate().Tolerate()
+	// CABPK's CLC has no metadata wiring for the Plan's files and no
+	// config merge for user data: both would change its bytes.
+	provisioning.RefuseNodeValues(&ps, p, legacyName)
+	provisioning.RefuseUserData(&ps, p, legacyName)
 	if opts.Compress {
 		provisioning.UnsupportedErr(&ps, provisioning.ErrCompressionUnsupported, legacyName, provisioning.NewPath("options", "compress"), "compressed output (Ignition 2.3 has no compressed config references; use Ignition v3)")
 	}

@@ -40,8 +40,11 @@ const (
 // Ignition cannot express as an error.
 type v3Builder struct {
 	plan *provisioning.Plan
-	ps   provisioning.Problems
-	cfg  types.Config
+	// values are the per-node values the Plan's templates use; the
+	// commands' templates are already expanded in plan.
+	values []provisioning.NodeValue
+	ps     provisioning.Problems
+	cfg    types.Config
 }
 
 func (b *v3Builder) build() {
@@ -61,6 +64,9 @@ func (b *v3Builder) build() {
 }
 
 func (b *v3Builder) file(i int, f *provisioning.File) {
+	if len(f.Template) > 0 {
+		return // the first-boot script writes it (nodeValuesScript)
+	}
 	pp := func(field string) provisioning.Path {
 		return provisioning.FieldPath(f.Origin, b.plan.FilePath(i), field)
 	}

@@ -47,6 +47,7 @@ func decodeAs[T any](b []byte) (any, error) {
 func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provisioning.Problems, any) {
 	// Native Ignition is nodeboot's own mode: hazards stay errors.
 	ps := p.Validate()
+	provisioning.WarnLiteralJinja(&ps, p, v3Name)
 	for i := range p.Files {
 		if f := &p.Files[i]; provisioning.IsWindowsPath(f.Path) {
 			provisioning.Unsupported(&ps, Format+" "+d.version, p.FilePath(i).Member("path"), "a Windows path (Ignition provisions Linux only)")
@@ -55,9 +56,10 @@ func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provi
 	if ps.Err() != nil {
 		return ps, nil
 	}
-	b := &v3Builder{plan: p}
+	b := &v3Builder{plan: p.WithCommandTemplates(), values: p.NodeValuesUsed()}
 	b.build()
 	ps = append(ps, b.ps...)
+	addUserData(b, p, d, &ps)
 	if p.NTP != nil {
 		for i, s := range p.NTP.Servers {
 			if s != "" && containsSpace(s) {

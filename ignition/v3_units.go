@@ -202,11 +202,12 @@ func (b *v3Builder) commands() {
 			inactive = append(inactive, u.Name)
 		}
 	}
-	if len(p.Commands) == 0 && p.Sentinel == "" && len(inactive) == 0 {
+	if len(p.Commands) == 0 && p.Sentinel == "" && len(inactive) == 0 && len(b.values) == 0 {
 		return
 	}
 	var s strings.Builder
 	s.WriteString("#!/bin/bash\nset -e\n")
+	s.WriteString(nodeValuesScript(p, b.values))
 	for _, name := range inactive {
 		// An account that expired in 1970 cannot log in, as cloud-init's
 		// inactive means; Ignition has no field for it.
@@ -240,10 +241,14 @@ func (b *v3Builder) commands() {
 			after.WriteString(" " + mountUnit(m[1]))
 		}
 	}
+	var unitMeta, serviceMeta string
+	if len(b.values) > 0 {
+		unitMeta, serviceMeta = metadataWiring()
+	}
 	contents := "[Unit]\nDescription=nodeboot first-boot commands\n" +
 		"# Runs once: the script stamps " + doneStamp + " when the bootstrap succeeded.\n" +
 		"ConditionPathExists=!" + doneStamp + "\nWants=network-online.target" + after.String() + "\nAfter=network-online.target" + after.String() +
-		"\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/bash " + bootstrapScript + "\n\n[Install]\nWantedBy=multi-user.target\n"
+		"\n" + unitMeta + "\n[Service]\nType=oneshot\nRemainAfterExit=yes\n" + serviceMeta + "ExecStart=/bin/bash " + bootstrapScript + "\n\n[Install]\nWantedBy=multi-user.target\n"
 	b.cfg.Systemd.Units = append(b.cfg.Systemd.Units, types.Unit{Name: bootstrapUnit, Enabled: ptrTo(true), Contents: &contents})
 }
 

@@ -29,6 +29,17 @@ const (
 	ElementBootCommands Element = "bootCommands"
 	ElementCommands     Element = "commands"
 	ElementSentinel     Element = "sentinel"
+	// ElementFileTemplate is a file with per-node values (File.Template).
+	ElementFileTemplate Element = "files.template"
+	// ElementCommandTemplate is a command with per-node values
+	// (Command.Template).
+	ElementCommandTemplate Element = "commands.template"
+	// ElementUserDataCloudConfig, ElementUserDataShellScript and
+	// ElementUserDataIgnition are UserData of each type; a provisioner that
+	// cannot carry one names userData[i].type.
+	ElementUserDataCloudConfig Element = "userData.type=cloud-config"
+	ElementUserDataShellScript Element = "userData.type=shell-script"
+	ElementUserDataIgnition    Element = "userData.type=ignition"
 )
 
 // Elements lists every Element, in the order of the Plan's fields.
@@ -37,6 +48,8 @@ var Elements = []Element{
 	ElementUsers, ElementUserSudo, ElementUserSSHKeys, ElementUserPasswd,
 	ElementUnits, ElementUnitDropIns, ElementNTP, ElementDisks, ElementMounts,
 	ElementBootCommands, ElementCommands, ElementSentinel,
+	ElementFileTemplate, ElementCommandTemplate,
+	ElementUserDataCloudConfig, ElementUserDataShellScript, ElementUserDataIgnition,
 }
 
 // Support says which Elements a format (in one version) expresses.
@@ -128,4 +141,19 @@ var probes = map[Element]func(*Plan){
 		p.Commands = append([]Command{{Phase: PhasePre, Script: "true"}}, append(p.Commands, Command{Phase: PhasePost, Script: "true"})...)
 	},
 	ElementSentinel: func(p *Plan) { p.Sentinel = "/run/probe/success" },
+	ElementFileTemplate: func(p *Plan) {
+		p.Files = []File{{Path: "/etc/probe", Permissions: "0644", Template: Text{Literal("name: "), Value(NodeName), Literal("\n")}}}
+	},
+	ElementCommandTemplate: func(p *Plan) {
+		p.Commands = append([]Command{{Phase: PhasePre, Template: Text{Literal("echo "), Value(NodeInstanceID)}}}, p.Commands...)
+	},
+	ElementUserDataCloudConfig: func(p *Plan) {
+		p.UserData = []UserData{{Type: UserDataCloudConfig, Content: "#cloud-config\nruncmd:\n- [true]\n"}}
+	},
+	ElementUserDataShellScript: func(p *Plan) {
+		p.UserData = []UserData{{Type: UserDataShellScript, Content: "#!/bin/sh\ntrue\n"}}
+	},
+	ElementUserDataIgnition: func(p *Plan) {
+		p.UserData = []UserData{{Type: UserDataIgnition, Content: `{"ignition":{"version":"3.3.0"}}`}}
+	},
 }

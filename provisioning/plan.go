@@ -74,6 +74,29 @@ const (
 // "user" or "user:group" by name; "user" alone leaves the group root. The
 // file is written with its mode before any content, and gets its owner once
 // the Plan's users exist, so it may be owned by one of them.
+//
+// Per-node values. A File.Template or Command.Template is text with
+// NodeValues (the node's name, local IPv4, instance ID) that the node fills
+// in from its instance metadata at first boot; every literal part is data,
+// never a template, in every format. A templated file is in place, with its
+// mode and owner, before the pre commands run (Ignition: the first-boot
+// script writes it, so not before BootCommands nor before systemd's own
+// early start of an enabled unit; the start after the pre commands sees
+// it). In a command a value reads as ShellValue, a double-quoted expansion
+// of the value's Env variable, which every pre, bootstrap and post
+// command gets (boot commands do not). A
+// value the metadata lacks stops the boot before any command runs, naming
+// the value. cloud-init reads v1.local_hostname, ds.meta_data.local_ipv4
+// and v1.instance_id; Ignition reads Flatcar's (coreos-metadata,
+// /run/metadata/flatcar) or Fedora CoreOS's (afterburn) metadata
+// environment; the script and CABPK's dialects refuse templates. A
+// Content or Script that asks for a value in CABPK's way, with jinja over
+// cloud-init's instance data ("{{ ds.meta_data.local_hostname }}"), would
+// reach the node as that text: the native provisioners refuse it at the
+// field (Ignition v3, which also renders KubeadmConfigs, warns).
+//
+// User data. UserData documents are carried beside the Plan's output for
+// the node's system to apply: see UserData for what each type does.
 type Plan struct {
 	// Role is the node's part in forming the cluster.
 	Role Role
@@ -100,6 +123,9 @@ type Plan struct {
 	// (mode 0644, directories made) right after the bootstrap command
 	// succeeded and before the post commands. Empty means no sentinel.
 	Sentinel string
+	// UserData is free-form user data of the node's provisioning system,
+	// carried beside the Plan's output (see UserData).
+	UserData []UserData
 	// Origins names the input fields of the sections whose elements carry no
 	// Origin of their own, so problems about them name what the user wrote.
 	Origins Origins
@@ -200,6 +226,9 @@ type File struct {
 	Append *bool
 	// Content is the file's content, encoded as Encoding says.
 	Content string
+	// Template, when set, is the file's content with per-node values
+	// (see Plan); Content must then be empty and Encoding EncodingNone.
+	Template Text
 	// Origin is the field path of the input this file came from (for example
 	// spec.files[2]), used to name the culprit in problems. Zero for
 	// generated files.
@@ -323,6 +352,9 @@ func (p Phase) String() string {
 type Command struct {
 	Phase  Phase
 	Script string
+	// Template, when set, is the script with per-node values (see Plan);
+	// Script must then be empty.
+	Template Text
 	// Origin is the input field path, as for File.
 	Origin Path
 }

@@ -125,6 +125,9 @@ const (
 	SizeUnits = "units"
 	// SizeAdditionalConfig is what the user's AdditionalConfig adds.
 	SizeAdditionalConfig = "additionalConfig"
+	// SizeUserData is what the Plan's UserData adds, with the framing
+	// that carries it (cloud-config: the MIME parts besides the Plan's).
+	SizeUserData = "userData"
 )
 
 // Output is what a Provisioner produced.

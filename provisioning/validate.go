@@ -117,6 +117,8 @@ func (p *Plan) Validate() Problems {
 	}
 	validateUnits(&ps, p)
 	validateSentinel(&ps, p, bootstrap > 0)
+	validateTemplates(&ps, p)
+	validateUserData(&ps, p)
 	return ps
 }
 

@@ -29,6 +29,11 @@ func check(p *provisioning.Plan, opts provisioning.Options) provisioning.Problem
 	if len(opts.AdditionalConfig) > 0 {
 		provisioning.Unsupported(&ps, Format, opts.AdditionalConfigPath(), "additional config")
 	}
+	// A shell has no instance metadata of its own: which metadata service
+	// a node has, and how it authenticates, is the cloud's.
+	provisioning.RefuseNodeValues(&ps, p, Format)
+	provisioning.RefuseLiteralJinja(&ps, p, Format)
+	provisioning.RefuseUserData(&ps, p, Format, provisioning.UserDataShellScript)
 	if p.NTP != nil {
 		provisioning.Unsupported(&ps, Format, p.SectionPath(provisioning.SectionNTP), "NTP configuration (images differ in their time daemon)")
 	}

@@ -14,6 +14,8 @@
 // "/bin/sh -e -c", and a failing one ends the script with that command's exit
 // code; the sentinel is written only after the bootstrap command succeeded.
 // A feature a shell script cannot express reliably across images (NTP,
-// disks, mounts, additional config, compression) is an error naming the
-// feature, never dropped. docs/script-provisioner.md is the full contract.
+// disks, mounts, additional config, compression, per-node values from the
+// instance metadata, user data other than a shell script) is an error
+// naming the feature, never dropped. A shell-script UserData runs after the
+// Plan's commands. docs/script-provisioner.md is the full contract.
 package script

@@ -98,6 +98,31 @@ func (e *emitter) plan(p *provisioning.Plan) {
 	})
 	e.section(provisioning.SizeUnits, func() { e.units(p.Units) })
 	e.section(provisioning.SizeCommands, func() { e.commands(p) })
+	e.section(provisioning.SizeUserData, func() { e.userData(p) })
+	e.w("\nnb_say done\n")
+}
+
+// userDataDir holds the user's scripts, written where only root reads them.
+const userDataDir = "/var/lib/nodeboot/"
+
+// userData appends each user's shell script after the Plan's commands:
+// written to a file of its own and run by its "#!" line, so it may be any
+// interpreter's; the script stops at its failure as at a command's.
+func (e *emitter) userData(p *provisioning.Plan) {
+	for i := range p.UserData {
+		u := &p.UserData[i]
+		content := u.Content
+		if !strings.HasSuffix(content, "\n") {
+			// A here-document ends with a line break; an interpreter
+			// reads a script the same with one more at its end.
+			content += "\n"
+		}
+		file := userDataDir + "userdata-" + itoa(i)
+		e.w("\n# userData[", itoa(i), "]: ", string(u.Type), ", after the Plan's commands\n")
+		e.w("nb_file ", quote(file), " 0700 write text")
+		e.heredoc(content)
+		e.w("nb_script ", quote(p.UserDataPath(i).String()), " ", quote(file), "\n")
+	}
 }
 
 // needs lists the tools the script calls besides POSIX utilities, so it
@@ -297,7 +322,6 @@ func (e *emitter) commands(p *provisioning.Plan) {
 			}
 		}
 	}
-	e.w("\nnb_say done\n")
 }
 
 // starts (re)starts the enabled units once the pre commands, which may

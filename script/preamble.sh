@@ -18,6 +18,12 @@ nb_run() {
 	nb_say "run $1"
 	(umask 022 && exec /bin/sh -e -c "$2" "$1") || { nb_rc=$?; nb_say "$1 failed with exit code $nb_rc"; exit "$nb_rc"; }
 }
+# nb_script LABEL FILE: a user's script, run by its own "#!" interpreter
+# after the Plan's commands; its failure ends this script with its code.
+nb_script() {
+	nb_say "run $1"
+	(umask 022 && exec "$2") || { nb_rc=$?; nb_say "$1 failed with exit code $nb_rc"; exit "$nb_rc"; }
+}
 nb_dir() { [ -z "$1" ] || [ -d "$1" ] || (umask 022 && mkdir -p "$1"); }
 # nb_file PATH MODE write|append text|base64|gzip: the content is on stdin;
 # the mode is set before any byte is written.

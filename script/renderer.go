@@ -30,8 +30,8 @@ const SizeUsers = "users"
 // Render implements provisioning.Provisioner. Output.Sizes has
 // provisioning.SizeTotal and, for each part the Plan has, the bytes spent on
 // it: provisioning.SizeFiles (owners included), SizeUsers,
-// provisioning.SizeUnits and provisioning.SizeCommands (boot commands and the
-// sentinel included); the rest is the header and the helper functions. The
+// provisioning.SizeUnits, provisioning.SizeCommands (boot commands and the
+// sentinel included) and provisioning.SizeUserData; the rest is the header and the helper functions. The
 // output is never compressed.
 func (*Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*provisioning.Output, error) {
 	ps := check(p, opts)

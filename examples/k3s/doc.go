@@ -12,5 +12,6 @@
 //	go run . -out ./out -server https://192.0.2.10:6443
 //
 // writes server.cloud-config, server.ign, server.sh and the same for the
-// agent.
+// agent; -plans prints the Plans as JSON instead (test/conformance runs
+// them through every format with the real tools).
 package main

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -25,6 +26,8 @@ func run(args []string) error {
 	k3sURL := fs.String("k3s-url", "https://github.com/k3s-io/k3s/releases/download/v1.31.4%2Bk3s1/k3s", "where to download k3s when the image has none")
 	k3sSHA := fs.String("k3s-sha256", "", "sha256 the downloaded k3s binary must have")
 	sshKey := fs.String("ssh-key", "", "public key of an ops account with sudo (default: no account)")
+	installCmd := fs.String("install-command", "", "shell command that installs /usr/local/bin/k3s instead of the download")
+	plans := fs.Bool("plans", false, "print the Plans as JSON on stdout (they hold the token) and render nothing")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -32,11 +35,19 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	node := func(isServer bool) Node {
+		return Node{Server: isServer, ServerURL: *server, Token: token, K3sURL: *k3sURL, K3sSHA256: *k3sSHA, InstallCommand: *installCmd, SSHKey: *sshKey}
+	}
+	if *plans {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"server": Plan(node(true)), "agent": Plan(node(false))})
+	}
 	if err := os.MkdirAll(*out, 0o700); err != nil {
 		return err
 	}
 	for name, isServer := range map[string]bool{"server": true, "agent": false} {
-		data, err := Render(Plan(Node{Server: isServer, ServerURL: *server, Token: token, K3sURL: *k3sURL, K3sSHA256: *k3sSHA, SSHKey: *sshKey}))
+		data, err := Render(Plan(node(isServer)))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}

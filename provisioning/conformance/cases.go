@@ -31,6 +31,10 @@ type Case struct {
 	// field; a format that has them all must produce Want.
 	Uses []provisioning.Element
 	Want State
+	// Metadata is the instance metadata the node's cloud serves, for Plans
+	// with per-node values: a runner seeds it where the tool reads it
+	// (NoCloudMetaData, FlatcarMetadata).
+	Metadata map[provisioning.NodeValue]string
 }
 
 // State is what a node must hold after the first boot.
@@ -103,7 +107,8 @@ const (
 
 // Cases is the table every provisioner is held to.
 func Cases() []Case {
-	return []Case{nodeCase(), failingCase(), ntpCase()}
+	cases := append([]Case{nodeCase(), failingCase(), ntpCase()}, ElementCases()...)
+	return append(cases, append(nodeValueCases(), userDataCases()...)...)
 }
 
 // nodeCase is a node as an RKE2-style provider sets one up: a config file,

@@ -17,5 +17,8 @@
 // Applying the output is the runner's business, because it needs the real
 // tool: nodeboot's runner is test/conformance. A third-party provisioner
 // runs the same Cases through its own tool and calls Case.Verify on the
-// node it got.
+// node it got. A provider holds its own Plans to the same meaning with
+// FromPlan, which derives a Case's State from the Plan (Expect), so no
+// expectation is written by hand; test/conformance does so for
+// examples/k3s and examples/rke2.
 package conformance

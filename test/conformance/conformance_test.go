@@ -60,6 +60,9 @@ var targets = []target{
 // is a row of the README's meaning table ("One Plan, one meaning").
 var departures = map[string]func(c string, w *conformance.State){
 	"ignition@" + provisioning.VersionCABPK: func(c string, w *conformance.State) {
+		if d := legacyIgnitionDepartures[c]; d != nil {
+			d(w)
+		}
 		if c != "node" {
 			return
 		}
@@ -134,7 +137,13 @@ func bootCloudInit(t *testing.T, c conformance.Case, data []byte) conformance.No
 	ud := filepath.Join(dir, "user-data")
 	require.NoError(t, os.WriteFile(ud, data, 0o600))
 	root := filepath.Join(dir, "root")
-	cmd := exec.Command(tool, root, ud)
+	args := []string{root, ud}
+	if c.Metadata != nil {
+		md := filepath.Join(dir, "meta-data")
+		require.NoError(t, os.WriteFile(md, []byte(conformance.NoCloudMetaData(c.Metadata)), 0o600))
+		args = append(args, md)
+	}
+	cmd := exec.Command(tool, args...)
 	cmd.Env = append(os.Environ(), "STUB_CMDS=systemctl")
 	if c.Want.ExitCode != 0 {
 		// A failing command fails cloud-init's scripts_user module, as it must.
@@ -159,16 +168,16 @@ func bootCloudInit(t *testing.T, c conformance.Case, data []byte) conformance.No
 func newRoot(t *testing.T) string {
 	t.Helper()
 	tarball := rootTarball(t)
-	root := t.TempDir()
-	// Ignition writes ssh keys as the user, who must reach the home
-	// directory through the test's temporary directories.
-	require.NoError(t, os.Chmod(root, 0o755))
-	require.NoError(t, os.Chmod(filepath.Dir(root), 0o755))
-	cmd := exec.Command("tar", "--numeric-owner", "-xzpf", tarball, "-C", root,
-		"--exclude=./usr/lib/python3*", "--exclude=./usr/share/doc", "--exclude=./usr/share/man",
-		"--exclude=./usr/share/locale", "--exclude=./usr/share/i18n", "--exclude=./usr/lib/locale")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "unpack root: %s", out)
+	root := overlayRoot(t, tarball)
+	if root == "" {
+		root = t.TempDir()
+		// Ignition writes ssh keys as the user, who must reach the home
+		// directory through the test's temporary directories.
+		require.NoError(t, os.Chmod(root, 0o755))
+		require.NoError(t, os.Chmod(filepath.Dir(root), 0o755))
+		out, err := exec.Command("tar", unpackArgs(tarball, root)...).CombinedOutput()
+		require.NoError(t, err, "unpack root: %s", out)
+	}
 	require.NoError(t, os.WriteFile(filepath.Join(root, "usr/local/bin/systemctl"), []byte(conformance.SystemctlStub), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "run/systemd/system"), 0o755))
 	return root
@@ -237,6 +246,9 @@ func bootIgnition(t *testing.T, c conformance.Case, data []byte) conformance.Nod
 	require.NoError(t, os.WriteFile(cfg, data, 0o600))
 	out, err := exec.Command(tool, root, cfg).CombinedOutput()
 	require.NoError(t, err, "ignition-apply:\n%s", out)
+	if c.Metadata != nil {
+		standInMetadata(t, root, c.Metadata)
+	}
 
 	planUnits := map[string]bool{}
 	for _, u := range c.Plan().Units {
@@ -267,7 +279,7 @@ func bootIgnition(t *testing.T, c conformance.Case, data []byte) conformance.Nod
 		content, _ := os.ReadFile(u)
 		m := regexp.MustCompile(`(?m)^ExecStart=(.*)$`).FindSubmatch(content)
 		require.NotNil(t, m, "%s has no ExecStart", u)
-		cmd := exec.Command("unshare", "--mount", "--net", "--pid", "--fork", "chroot", root, "/bin/sh", "-c", "cd / && exec "+string(m[1]))
+		cmd := exec.Command("unshare", "--mount", "--net", "--pid", "--fork", "chroot", root, "/bin/sh", "-c", environmentFiles(t, u, content)+"cd / && exec "+string(m[1]))
 		cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/root", "LANG=C"}
 		out, err := cmd.CombinedOutput()
 		t.Logf("%s:\n%s", filepath.Base(u), out)
@@ -283,6 +295,44 @@ func bootIgnition(t *testing.T, c conformance.Case, data []byte) conformance.Nod
 	require.NoError(t, err)
 	n.Events = events
 	return n
+}
+
+// metadataAgent is the unit that writes /run/metadata/flatcar on Flatcar.
+const metadataAgent = "coreos-metadata.service"
+
+// standInMetadata does what Flatcar's metadata agent does before the
+// units that need it: it writes the instance metadata as an environment
+// file. The agent's unit is written too, a stand-in that does nothing, so
+// systemd's verifier resolves the dependencies on it.
+func standInMetadata(t *testing.T, root string, m map[provisioning.NodeValue]string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "run/metadata"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "run/metadata/flatcar"), []byte(conformance.FlatcarMetadata(m)), 0o644))
+	unit := "[Unit]\nDescription=stand-in for Flatcar's metadata agent\n\n[Service]\nType=oneshot\nExecStart=/bin/true\n"
+	require.NoError(t, os.WriteFile(filepath.Join(root, "usr/lib/systemd/system", metadataAgent), []byte(unit), 0o644))
+}
+
+var environmentFile = regexp.MustCompile(`(?m)^EnvironmentFile=(-?)(.*)$`)
+
+// environmentFiles is the shell that loads a unit's EnvironmentFile=s, as
+// systemd does before ExecStart: a file without "-" must exist. A unit
+// that reads the metadata agent's file must also be ordered after the
+// agent, or systemd may start it before the file is written.
+func environmentFiles(t *testing.T, unit string, content []byte) string {
+	t.Helper()
+	var sh strings.Builder
+	for _, m := range environmentFile.FindAllSubmatch(content, -1) {
+		f := string(m[2])
+		if strings.HasPrefix(f, "/run/metadata/") {
+			after := regexp.MustCompile(`(?m)^After=.*\b` + regexp.QuoteMeta(metadataAgent) + `\b`)
+			require.True(t, after.Match(content), "%s reads %s but is not ordered after %s", unit, f, metadataAgent)
+		}
+		if string(m[1]) == "-" {
+			sh.WriteString("[ ! -e " + f + " ] || ")
+		}
+		sh.WriteString("{ set -a && . " + f + " && set +a; } && ")
+	}
+	return sh.String()
 }
 
 func enabledByPreset(t *testing.T, root, unit string) bool {
@@ -311,9 +361,11 @@ func bootLegacyIgnition(t *testing.T, c conformance.Case, data []byte) conforman
 	// A departure that fails the whole boot (a README row): the legacy
 	// layout does not create the groups a user names, so useradd fails.
 	// The group is added here, as a user would, to check the rest.
+	added := map[string]bool{}
 	for _, u := range c.Plan().Users {
 		for _, g := range strings.Split(u.Groups, ",") {
-			if g = strings.TrimSpace(g); g != "" {
+			if g = strings.TrimSpace(g); g != "" && !added[g] {
+				added[g] = true
 				translated.Passwd.Groups = append(translated.Passwd.Groups, v31.PasswdGroup{Name: g})
 			}
 		}

@@ -17,5 +17,7 @@ func TestMain(m *testing.M) {
 	if !set {
 		_ = flag.Set("test.parallel", "16")
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeSharedRoot()
+	os.Exit(code)
 }
