@@ -45,6 +45,10 @@ type v3Builder struct {
 	values []provisioning.NodeValue
 	ps     provisioning.Problems
 	cfg    types.Config
+	// files maps a Plan file's path to its entry in cfg.Storage.Files:
+	// Ignition refuses two entries for one path, so a later append to the
+	// same path joins the earlier entry.
+	files map[string]int
 }
 
 func (b *v3Builder) build() {
@@ -81,14 +85,41 @@ func (b *v3Builder) file(i int, f *provisioning.File) {
 		mode, _ := strconv.ParseInt(f.Permissions, 8, 32)
 		out.Mode = ptrTo(int(mode))
 	}
-	if f.Append != nil && *f.Append {
+	appendTo := f.Append != nil && *f.Append
+	if j, ok := b.files[f.Path]; ok && appendTo {
+		b.join(&b.cfg.Storage.Files[j], out, res)
+		return
+	}
+	if appendTo {
 		// Appending keeps what the image has and creates the file otherwise.
 		out.Append = []types.Resource{res}
 	} else {
 		out.Overwrite = ptrTo(true)
 		out.Contents = res
 	}
+	if b.files == nil {
+		b.files = make(map[string]int)
+	}
+	b.files[f.Path] = len(b.cfg.Storage.Files)
 	b.cfg.Storage.Files = append(b.cfg.Storage.Files, out)
+}
+
+// join folds a later append to a path into the earlier entry for it, as
+// writing the two in order would leave the file (Ignition writes Contents,
+// then each Append); the later file's mode and owner, where it sets them,
+// win. A later replacement of a path never gets here: Validate's
+// duplicate-path hazard is an error in the native dialects.
+func (b *v3Builder) join(into *types.File, later types.File, res types.Resource) {
+	into.Append = append(into.Append, res)
+	if later.Mode != nil {
+		into.Mode = later.Mode
+	}
+	if later.User.ID != nil || later.User.Name != nil {
+		into.User = later.User
+	}
+	if later.Group.ID != nil || later.Group.Name != nil {
+		into.Group = later.Group
+	}
 }
 
 // resource turns content in a Plan encoding into an Ignition data: URL,
