@@ -72,6 +72,11 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 	for i := range p.Commands {
 		c := &p.Commands[i]
 		if c.Phase == provisioning.PhaseBootstrap {
+			// CABPK writes the bootstrap line as one single-quoted scalar,
+			// where YAML folds each line break into a space.
+			if strings.Contains(c.Script, "\n") {
+				sc.warn(p.CommandPath(i), "spans lines, and CABPK's dialect writes it as one single-quoted YAML string in which each line break becomes a space: the node runs a different command (join the lines with ';' or '&&')")
+			}
 			continue
 		}
 		if bad := jinjaHazard(c.Script); bad != "" {
