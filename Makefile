@@ -51,7 +51,7 @@ fuzz:
 	GO=$(GO) bash hack/fuzz.sh run $(FUZZTIME)
 
 ## fuzz-ci: the same fuzzers for a short fixed budget each, as CI runs them.
-FUZZTIME_CI ?= 10s
+FUZZTIME_CI ?= 5s
 fuzz-ci:
 	GO=$(GO) FUZZMINIMIZETIME=5s bash hack/fuzz.sh run $(FUZZTIME_CI)
 

@@ -45,6 +45,11 @@ func (r *Reconciler) failed(ctx context.Context, s *scope, secrets *secretGetter
 	case errors.Is(err, bootstrap.ErrNoControlPlaneEndpoint):
 		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for Cluster Controller to set Cluster.Spec.ControlPlaneEndpoint")
 		return ctrl.Result{RequeueAfter: endpointRequeue}, nil
+	case errors.Is(err, provisioning.ErrTooLarge):
+		// Before the invalid-input case: ErrTooLarge comes as Problems (at
+		// the output), which bootstrap wraps as an InvalidError too.
+		markDataSecretTooLarge(s.config, "bootstrap data: "+err.Error())
+		return ctrl.Result{}, reconcile.TerminalError(err)
 	case errors.As(err, &invalid):
 		var certs, other []bootstrap.ObjectProblem
 		for _, p := range invalid.Problems {
@@ -63,9 +68,6 @@ func (r *Reconciler) failed(ctx context.Context, s *scope, secrets *secretGetter
 		if onlyMissingSecrets(invalid, secrets) {
 			return ctrl.Result{}, err
 		}
-		return ctrl.Result{}, reconcile.TerminalError(err)
-	case errors.Is(err, provisioning.ErrTooLarge):
-		markDataSecretTooLarge(s.config, "bootstrap data: "+err.Error())
 		return ctrl.Result{}, reconcile.TerminalError(err)
 	}
 	return ctrl.Result{}, err

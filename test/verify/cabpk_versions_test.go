@@ -10,6 +10,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeboot/nodeboot/internal/testenv"
@@ -43,6 +44,14 @@ func TestVerifyCABPKVersions(t *testing.T) {
 			t.Fatal(err)
 		}
 		ns := newNamespace(t, "cabpk113")
+		// The suite shares one API server, and TestVerify counts every
+		// config in it: these leave with the test (their data was rewritten
+		// to v1.13's bytes, which TestVerify's summary would count).
+		t.Cleanup(func() {
+			if err := k8s.DeleteAllOf(context.Background(), &bootstrapv1.KubeadmConfig{}, client.InNamespace(ns)); err != nil {
+				t.Errorf("cleanup %s: %v", ns, err)
+			}
+		})
 		name, err := applyInput(ns, raw)
 		if err != nil {
 			t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -128,6 +129,8 @@ func startEnv(t testing.TB) {
 	}
 }
 
+var cabpkRuns atomic.Int32
+
 // startCABPK runs CABPK v1.14.2's reconciler (the oracle writing the Secrets)
 // until stop is called or the test ends.
 func startCABPK(t testing.TB) (stop func()) {
@@ -139,9 +142,11 @@ func startCABPK(t testing.TB) (stop func()) {
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
-		Cache:                   setup.ManagerCacheOptions(scheme, "cabpk", "", 10*time.Minute),
-		Client:                  setup.ManagerClientOptions(),
-		Controller:              config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
+		// Cluster API registers informer names process-wide and panics on
+		// a repeat, so each CABPK manager of the run gets its own.
+		Cache:      setup.ManagerCacheOptions(scheme, fmt.Sprintf("cabpk-%d", cabpkRuns.Add(1)), "", 10*time.Minute),
+		Client:     setup.ManagerClientOptions(),
+		Controller: config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
 	})
 	if err != nil {
 		t.Fatalf("new manager: %v", err)
