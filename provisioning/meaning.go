@@ -1,6 +1,9 @@
 package provisioning
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // exitZero finds an "exit" or "exit 0" used as a command: a heuristic, good
 // enough for a warning, which is all it feeds.
@@ -17,7 +20,9 @@ func WarnSharedShell(ps *Problems, p *Plan, dialect string) {
 	}
 	for i := range p.Commands {
 		c := &p.Commands[i]
-		if c.Phase == PhasePost || !exitZero.MatchString(c.Script) {
+		// The substring test first: the regexp costs a tenth of a CABPK
+		// render, and almost no command says exit.
+		if c.Phase == PhasePost || !strings.Contains(c.Script, "exit") || !exitZero.MatchString(c.Script) {
 			continue
 		}
 		ps.Warnf(p.CommandPath(i), "exits with status 0: in the %s dialect the commands share one shell, so this skips every later command, the bootstrap command and the sentinel without an error; the Plan's meaning (each command in its own shell) holds only in the native dialects", dialect)
