@@ -14,12 +14,11 @@ import (
 	"testing"
 )
 
-// fuzzersIn returns "dir FuzzName" for every fuzz target under root, read
-// with go/parser rather than the script's pattern: a function named Fuzz*
-// in a _test.go file whose one parameter is *testing.F.
-func fuzzersIn(t *testing.T, root string) []string {
+// testFuncs calls each with the directory (relative to root) and
+// declaration of every top-level function in a _test.go file under root;
+// with buildOnly, only in files the default build context compiles.
+func testFuncs(t *testing.T, root string, buildOnly bool, each func(dir string, fn *ast.FuncDecl)) {
 	t.Helper()
-	var found []string
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -34,25 +33,22 @@ func fuzzersIn(t *testing.T, root string) []string {
 		if !strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
+		if buildOnly {
+			if ok, err := build.Default.MatchFile(filepath.Dir(path), d.Name()); err != nil || !ok {
+				return err
+			}
+		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
 		for _, decl := range f.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Fuzz") || len(fn.Type.Params.List) != 1 {
-				continue
-			}
-			star, ok := fn.Type.Params.List[0].Type.(*ast.StarExpr)
-			if !ok {
-				continue
-			}
-			if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "F" {
-				rel, err := filepath.Rel(root, filepath.Dir(path))
-				if err != nil {
-					return err
-				}
-				found = append(found, rel+" "+fn.Name.Name)
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil {
+				each(rel, fn)
 			}
 		}
 		return nil
@@ -60,6 +56,26 @@ func fuzzersIn(t *testing.T, root string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// fuzzersIn returns "dir FuzzName" for every fuzz target under root, read
+// with go/parser rather than the script's pattern: a function named Fuzz*
+// in a _test.go file whose one parameter is *testing.F.
+func fuzzersIn(t *testing.T, root string) []string {
+	t.Helper()
+	var found []string
+	testFuncs(t, root, false, func(dir string, fn *ast.FuncDecl) {
+		if !strings.HasPrefix(fn.Name.Name, "Fuzz") || len(fn.Type.Params.List) != 1 {
+			return
+		}
+		star, ok := fn.Type.Params.List[0].Type.(*ast.StarExpr)
+		if !ok {
+			return
+		}
+		if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "F" {
+			found = append(found, dir+" "+fn.Name.Name)
+		}
+	})
 	sort.Strings(found)
 	return found
 }
@@ -151,41 +167,11 @@ func TestFuzzListCatchesAMissingFuzzer(t *testing.T) {
 func benchPackagesIn(t *testing.T, root string) []string {
 	t.Helper()
 	seen := map[string]bool{}
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	testFuncs(t, root, true, func(dir string, fn *ast.FuncDecl) {
+		if strings.HasPrefix(fn.Name.Name, "Benchmark") {
+			seen["./"+dir+"/"] = true
 		}
-		if d.IsDir() {
-			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "vendor" || d.Name() == "bin") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		if ok, err := build.Default.MatchFile(filepath.Dir(path), d.Name()); err != nil || !ok {
-			return err
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		for _, decl := range f.Decls {
-			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Benchmark") {
-				rel, err := filepath.Rel(root, filepath.Dir(path))
-				if err != nil {
-					return err
-				}
-				seen["./"+rel+"/"] = true
-			}
-		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
 	for p := range seen {
 		out = append(out, p)
