@@ -20,8 +20,9 @@ import (
 // adds CABPK's /run/cluster-api placeholder file and lays out YAML by hand
 // to keep CABPK's bytes, so "{{ }}" in a manifest is a jinja hazard and a
 // sudo rule such as "ALL=(ALL) NOPASSWD: ALL" is YAML syntax. The plain
-// dialect is a typed document (plainDoc) marshalled by a YAML library:
-// "#cloud-config" and nothing of CABPK's, every value data. Hazards of
+// dialect is a typed document (plainDoc) in yaml.v3's bytes (written by
+// emitPlain where it can, else by yaml.v3 itself): "#cloud-config" and
+// nothing of CABPK's, every value data. Hazards of
 // CABPK's layout do not exist here, and what Validate calls a hazard is an
 // error: this is nodeboot's own mode.
 //
@@ -170,18 +171,13 @@ func plainBytes(p *provisioning.Plan) ([]byte, map[string]int, error) {
 // everything under it is indented, so a part's size is read off the
 // document itself: marshalling each part again took a third of the render.
 func marshalPlain(d *plainDoc) ([]byte, map[string]int, error) {
-	var b bytes.Buffer
-	b.Grow(plainEstimate(d))
-	b.WriteString(plainHeader)
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(d); err != nil {
-		return nil, nil, err
+	data, ok := emitPlain(append(make([]byte, 0, plainEstimate(d)), plainHeader...), d)
+	if !ok {
+		var err error
+		if data, err = encodePlain(d); err != nil {
+			return nil, nil, err
+		}
 	}
-	if err := enc.Close(); err != nil {
-		return nil, nil, err
-	}
-	data := b.Bytes()
 	sizes := map[string]int{provisioning.SizeTotal: len(data), provisioning.SizeWriteFiles: 0, provisioning.SizeCommands: 0}
 	key, start := "", 0
 	account := func(end int) {
@@ -210,6 +206,22 @@ func marshalPlain(d *plainDoc) ([]byte, map[string]int, error) {
 	}
 	account(len(data))
 	return data, sizes, nil
+}
+
+// encodePlain is the header and d as yaml.v3 writes it.
+func encodePlain(d *plainDoc) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(plainEstimate(d))
+	b.WriteString(plainHeader)
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(d); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // plainEstimate is about what the document takes, so the buffer grows at

@@ -298,3 +298,23 @@ func TestPlainCompressAndBudget(t *testing.T) {
 	_, err = r.Render(k3sPlan(), opts)
 	require.ErrorIs(t, err, provisioning.ErrTooLarge)
 }
+
+// TestPlainEmittedAsYAMLv3: the plain dialect writes each table Plan's
+// document without yaml.v3 where it can (the k3s Plan, which
+// BenchmarkRenderDialects times, among them), and those bytes are
+// yaml.v3's own.
+func TestPlainEmittedAsYAMLv3(t *testing.T) {
+	emitted := 0
+	for name, p := range plainPlans() {
+		got, want, ok, err := cloudinit.PlainEmitted(p)
+		require.NoError(t, err, name)
+		if ok {
+			emitted++
+			require.Equal(t, string(want), string(got), name)
+		}
+		if name == "k3s" {
+			require.True(t, ok, "the k3s Plan is left to yaml.v3")
+		}
+	}
+	t.Logf("%d of %d Plans written without yaml.v3", emitted, len(plainPlans()))
+}
