@@ -1,6 +1,6 @@
 # The manager image, for those with a container engine, in the usual shape
 # of Cluster API providers' Dockerfiles. Without an engine, `make image`
-# builds the same image (hack/image): a static /manager run as 65532:65532.
+# builds the same image (cmd/image): a static /manager run as 65532:65532.
 #
 #   docker build --build-arg builder_image=<golang 1.26 image> \
 #     --build-arg base_image=<a distroless static:nonroot mirror, or scratch> \

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // The tests below run apply.sh's fetch with real shells, real curl, GNU

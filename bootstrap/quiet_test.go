@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/bootstrap"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 func bootstrapScript(t *testing.T, r *bootstrap.Result) string {

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/cloudinit"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 func workerPlan() *provisioning.Plan {

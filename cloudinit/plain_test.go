@@ -16,8 +16,8 @@ import (
 	yaml "gopkg.in/yaml.v3"
 
 	"github.com/nodeboot/nodeboot/cloudinit"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 var plainOpts = provisioning.Options{Version: cloudinit.VersionPlain}

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
@@ -34,9 +35,9 @@ const maxConditionProblems = 10
 //
 // init tells certificate problems of a first control plane (generation)
 // from those of a join (missing or corrupt Secrets), for the v1beta1 reason.
-func (r *Reconciler) failed(ctx context.Context, s *scope, secrets *secretGetter, init bool, err error) (ctrl.Result, error) {
+func (r *Reconciler) failed(ctx context.Context, s *scope, secrets *bootstrapdata.Secrets, init bool, err error) (ctrl.Result, error) {
 	var invalid *bootstrap.InvalidError
-	var forbidden *ControlPlaneForbiddenError
+	var forbidden *bootstrapdata.ControlPlaneForbiddenError
 	switch {
 	case errors.As(err, &forbidden):
 		// Not terminal: the read succeeds once the permission is granted.
@@ -94,12 +95,12 @@ func describe(s *scope, ps []bootstrap.ObjectProblem) string {
 
 // onlyMissingSecrets tells whether every problem is only that a Secret this
 // reconciliation looked up does not exist yet, which CABPK retries.
-func onlyMissingSecrets(invalid *bootstrap.InvalidError, secrets *secretGetter) bool {
+func onlyMissingSecrets(invalid *bootstrap.InvalidError, secrets *bootstrapdata.Secrets) bool {
 	if secrets == nil || len(invalid.Problems) == 0 {
 		return false
 	}
 	for _, p := range invalid.Problems {
-		if p.MissingSecret == "" || !secrets.wasMissing(p.MissingSecret) {
+		if p.MissingSecret == "" || !secrets.WasMissing(p.MissingSecret) {
 			return false
 		}
 	}

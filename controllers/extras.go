@@ -12,14 +12,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
 )
 
 // store saves what the data refers to (bootstrap.Result.Secrets, such as
 // add-ons the node fetches), then the data Secret, then the conditions the
 // build asked for. The referenced Secrets go first: data must never point
 // at something that does not exist yet.
-func (r *Reconciler) store(ctx context.Context, s *scope, data *bootstrapData) error {
-	for _, sec := range data.result.Secrets {
+func (r *Reconciler) store(ctx context.Context, s *scope, data *bootstrapdata.Data) error {
+	for _, sec := range data.Result.Secrets {
 		sec = sec.DeepCopy()
 		sec.OwnerReferences = []metav1.OwnerReference{controllerRef(s.config)}
 		if err := r.Client.Create(ctx, sec); err != nil {
@@ -32,7 +33,7 @@ func (r *Reconciler) store(ctx context.Context, s *scope, data *bootstrapData) e
 			if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(sec), cur); err != nil {
 				return fmt.Errorf("read Secret %s: %w", klog.KObj(sec), err)
 			}
-			if !ConfigControls(s.config, cur) {
+			if !bootstrapdata.ConfigControls(s.config, cur) {
 				return fmt.Errorf("Secret %s exists and is not controlled by this KubeadmConfig", klog.KObj(sec))
 			}
 			sec.ResourceVersion = cur.ResourceVersion
@@ -41,11 +42,11 @@ func (r *Reconciler) store(ctx context.Context, s *scope, data *bootstrapData) e
 			}
 		}
 	}
-	if err := r.storeData(ctx, s, data.output); err != nil {
+	if err := r.storeData(ctx, s, data.Output); err != nil {
 		return err
 	}
 	fetched := false
-	for _, c := range data.result.Conditions {
+	for _, c := range data.Result.Conditions {
 		conditions.Set(s.config, c)
 		fetched = fetched || c.Type == nodebootv1.AddonsFetchedCondition
 	}

@@ -21,11 +21,11 @@ const initLockRequeue = 30 * time.Second
 // data (kubeadm init); everyone else waits.
 func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result, rerr error) {
 	markWaitingForControlPlane(s.config)
-	if !s.owner.isControlPlaneMachine() {
+	if !s.owner.IsControlPlaneMachine() {
 		return ctrl.Result{RequeueAfter: initLockRequeue}, nil
 	}
 	r.released.Delete(s.cluster.UID)
-	if !r.InitLock.Lock(ctx, s.cluster, s.owner.machine) {
+	if !r.InitLock.Lock(ctx, s.cluster, s.owner.Machine) {
 		return ctrl.Result{RequeueAfter: initLockRequeue}, nil
 	}
 	// Give the lock back when this attempt fails, so another control-plane
@@ -37,7 +37,7 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result
 	}()
 
 	ctrl.LoggerFrom(ctx).Info("Creating BootstrapData for the first control plane")
-	secrets := r.newSecretGetter()
+	secrets := r.builder().NewSecrets()
 	data, err := r.buildData(ctx, s, secrets)
 	if err != nil {
 		return r.failed(ctx, s, secrets, true, err)
@@ -46,15 +46,15 @@ func (r *Reconciler) reconcileInit(ctx context.Context, s *scope) (_ ctrl.Result
 	// cluster CAs (bootstrap.Build did) and saves them, owned by its config,
 	// with util/secret's conventions (LookupOrGenerateCached).
 	owner := *metav1.NewControllerRef(s.config, bootstrapv1.GroupVersion.WithKind("KubeadmConfig"))
-	if err := data.result.Certificates.SaveGenerated(ctx, r.Client, util.ObjectKey(s.cluster), owner); err != nil {
+	if err := data.Result.Certificates.SaveGenerated(ctx, r.Client, util.ObjectKey(s.cluster), owner); err != nil {
 		markCertificatesFailed(s.config, true, err.Error())
 		return ctrl.Result{}, fmt.Errorf("save generated cluster certificates: %w", err)
 	}
 	markCertificatesAvailable(s.config)
-	persistDefaults(s.config, data.result.Config, data.result.Plan.Role)
+	persistDefaults(s.config, data.Result.Config, data.Result.Plan.Role)
 	if err := r.store(ctx, s, data); err != nil {
 		return ctrl.Result{}, err
 	}
-	r.reportWarnings(s, data.output.Warnings)
+	r.reportWarnings(s, data.Output.Warnings)
 	return ctrl.Result{}, nil
 }

@@ -17,12 +17,12 @@ import (
 // far, so certificates and the endpoint are checked before, as in CABPK.
 func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
-	if s.owner.isControlPlaneMachine() {
+	if s.owner.IsControlPlaneMachine() {
 		log.Info("Creating BootstrapData for the joining control plane")
 	} else {
 		log.Info("Creating BootstrapData for the worker node")
 	}
-	secrets := r.newSecretGetter()
+	secrets := r.builder().NewSecrets()
 	data, err := r.buildData(ctx, s, secrets)
 	if errors.Is(err, bootstrap.ErrNoBootstrapToken) {
 		token, terr := r.createToken(ctx, s.cluster)
@@ -39,11 +39,11 @@ func (r *Reconciler) reconcileJoin(ctx context.Context, s *scope) (ctrl.Result, 
 		return r.failed(ctx, s, secrets, false, err)
 	}
 	markCertificatesAvailable(s.config)
-	persistDefaults(s.config, data.result.Config, data.result.Plan.Role)
+	persistDefaults(s.config, data.Result.Config, data.Result.Plan.Role)
 	if err := r.store(ctx, s, data); err != nil {
 		return ctrl.Result{}, err
 	}
-	r.reportWarnings(s, data.output.Warnings)
+	r.reportWarnings(s, data.Output.Warnings)
 	// Come back to refresh the token until the node consumed it.
 	return ctrl.Result{RequeueAfter: r.tokenCheckInterval()}, nil
 }

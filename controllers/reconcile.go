@@ -17,16 +17,15 @@ import (
 	"sigs.k8s.io/cluster-api/util/paused"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
 )
 
 // scope is what one reconciliation works on.
 type scope struct {
 	config  *bootstrapv1.KubeadmConfig
-	owner   *configOwner
+	owner   *bootstrapdata.Owner
 	cluster *clusterv1.Cluster
-	// rebuild marks a Rebuilder's read-only build of data that exists:
-	// missing certificates are reported, not generated (see verify.go).
-	rebuild bool
 }
 
 // Reconcile has the fixed shape of Cluster API reconcilers: get the object,
@@ -62,7 +61,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 		return ctrl.Result{}, err
 	}
 
-	owner, err := r.getOwner(ctx, config)
+	owner, err := bootstrapdata.GetOwner(ctx, r.Client, config)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			// The owner reference is set before the owner is in the cache;
@@ -74,18 +73,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Re
 	if owner == nil {
 		return ctrl.Result{}, nil
 	}
-	log = log.WithValues(owner.kind(), klog.KObj(owner.object()), "resourceVersion", owner.object().GetResourceVersion())
+	log = log.WithValues(owner.Kind(), klog.KObj(owner.Object()), "resourceVersion", owner.Object().GetResourceVersion())
 	ctx = ctrl.LoggerInto(ctx, log)
-	if owner.machine != nil {
+	if owner.Machine != nil {
 		// Adds the MachineSet, MachineDeployment or KubeadmControlPlane.
-		if ctx, log, err = clog.AddOwners(ctx, r.Client, owner.machine); err != nil {
+		if ctx, log, err = clog.AddOwners(ctx, r.Client, owner.Machine); err != nil {
 			return ctrl.Result{}, err
 		}
 	}
-	log = log.WithValues("Cluster", klog.KRef(config.Namespace, owner.clusterName()))
+	log = log.WithValues("Cluster", klog.KRef(config.Namespace, owner.ClusterName()))
 	ctx = ctrl.LoggerInto(ctx, log)
 
-	cluster, err := util.GetClusterByName(ctx, r.Client, config.Namespace, owner.clusterName())
+	cluster, err := util.GetClusterByName(ctx, r.Client, config.Namespace, owner.ClusterName())
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			log.Info("Cluster does not exist yet, waiting until it is created")
@@ -146,9 +145,9 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 
 	// The owner already points at a Secret but our status does not: the
 	// status was lost (a move to another management cluster, a restore).
-	case s.owner.dataSecretName() != nil && (!ptr.Deref(config.Status.Initialization.DataSecretCreated, false) || config.Status.DataSecretName == ""):
+	case s.owner.DataSecretName() != nil && (!ptr.Deref(config.Status.Initialization.DataSecretCreated, false) || config.Status.DataSecretName == ""):
 		config.Status.Initialization.DataSecretCreated = ptr.To(true)
-		config.Status.DataSecretName = *s.owner.dataSecretName()
+		config.Status.DataSecretName = *s.owner.DataSecretName()
 		markDataSecretAvailable(config)
 		markCertificatesAvailable(config)
 		return ctrl.Result{}, nil
@@ -159,11 +158,11 @@ func (r *Reconciler) reconcile(ctx context.Context, s *scope) (ctrl.Result, erro
 		if !config.Spec.JoinConfiguration.Discovery.BootstrapToken.IsDefined() {
 			return ctrl.Result{}, nil
 		}
-		if !s.owner.hasNodeRefs() {
+		if !s.owner.HasNodeRefs() {
 			// The node has not joined: keep its token alive.
 			return r.refreshToken(ctx, s)
 		}
-		if s.owner.isMachinePool() {
+		if s.owner.IsMachinePool() {
 			// Pools scale up later with the same data: keep a fresh token.
 			return r.rotateToken(ctx, s)
 		}

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
-	"github.com/nodeboot/nodeboot/bootstrap"
+	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
 )
 
 // DefaultTokenTTL is how long a bootstrap token is valid unless configured
@@ -36,14 +36,10 @@ type InitLocker interface {
 	Unlock(ctx context.Context, cluster *clusterv1.Cluster) bool
 }
 
-// Extension lets add-ons take part in building a node's bootstrap data. With
-// no extension configured the output is exactly CABPK's.
-type Extension interface {
-	// MutateConfig may change the KubeadmConfig copy before bootstrap.Build (e.g. kubelet settings).
-	MutateConfig(ctx context.Context, cluster *clusterv1.Cluster, config *bootstrapv1.KubeadmConfig) error
-	// MutatePlan may add files/commands to the built plan before rendering (e.g. add-on manifests on the init node).
-	MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, config *bootstrapv1.KubeadmConfig, result *bootstrap.Result) error
-}
+// Extension lets add-ons take part in building a node's bootstrap data. It
+// is the build's extension point, bootstrapdata.Extension, named here too
+// because the Reconciler is where the manager wires extensions in.
+type Extension = bootstrapdata.Extension
 
 // WatchingExtension is an Extension whose input lives in objects of its own
 // kind: a change to one re-reconciles the KubeadmConfigs of the Clusters it

@@ -87,7 +87,7 @@ func (r *Reconciler) refreshToken(ctx context.Context, s *scope) (ctrl.Result, e
 		return ctrl.Result{}, err
 	}
 	sec, err := getToken(ctx, remote, s.config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token)
-	if apierrors.IsNotFound(err) && s.owner.isMachinePool() {
+	if apierrors.IsNotFound(err) && s.owner.IsMachinePool() {
 		log.Info("Bootstrap token secret not found, triggering creation of new token")
 		return r.recreateToken(ctx, s)
 	}
@@ -114,7 +114,7 @@ func (r *Reconciler) refreshToken(ctx context.Context, s *scope) (ctrl.Result, e
 	sec.Data[bootstrapapi.BootstrapTokenExpirationKey] = []byte(expiration)
 	log.Info("Refreshing token until the infrastructure has a chance to consume it", "oldExpiration", old, "newExpiration", expiration)
 	if err := remote.Update(ctx, sec); err != nil {
-		if apierrors.IsNotFound(err) && s.owner.isMachinePool() {
+		if apierrors.IsNotFound(err) && s.owner.IsMachinePool() {
 			log.Info("Bootstrap token secret not found, triggering creation of new token")
 			return r.recreateToken(ctx, s)
 		}

@@ -19,6 +19,6 @@ addons-verify-generate:
 	rc=$$?; rm -rf $$tmp; exit $$rc
 
 ## addons-test: every add-on test, including the envtest and kubectl ones
-## (set KUBEBUILDER_ASSETS, or let internal/testenv build the assets once).
+## (set KUBEBUILDER_ASSETS, or let test/testenv build the assets once).
 addons-test:
 	$(GO) test -count=1 $(ADDONS_PKGS)

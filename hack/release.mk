@@ -26,7 +26,7 @@ ARCH ?= $(shell $(GO) env GOARCH)
 .PHONY: image release clusterctl
 
 image:
-	$(GO) run ./hack/image -o $(IMAGE_TAR) -tag $(IMG) -arch $(ARCH) $(if $(VERSION),-version $(VERSION))
+	$(GO) run ./cmd/image -o $(IMAGE_TAR) -tag $(IMG) -arch $(ARCH) $(if $(VERSION),-version $(VERSION))
 
 # clusterctl refuses components whose image is not a full reference
 # (registry/repository:tag), so release insists on one.

@@ -1,71 +1,53 @@
 package ignition
 
 import (
-	"github.com/coreos/butane/config/common"
-	fcos1_0 "github.com/coreos/butane/config/fcos/v1_0"
-	fcos1_1 "github.com/coreos/butane/config/fcos/v1_1"
-	fcos1_2 "github.com/coreos/butane/config/fcos/v1_2"
-	fcos1_3 "github.com/coreos/butane/config/fcos/v1_3"
-	fcos1_4 "github.com/coreos/butane/config/fcos/v1_4"
-	fcos1_5 "github.com/coreos/butane/config/fcos/v1_5"
-	fcos1_6 "github.com/coreos/butane/config/fcos/v1_6"
-	flatcar1_0 "github.com/coreos/butane/config/flatcar/v1_0"
-	flatcar1_1 "github.com/coreos/butane/config/flatcar/v1_1"
-	"github.com/coreos/go-semver/semver"
+	"sync"
+
 	"github.com/coreos/vcontext/report"
-	yaml "gopkg.in/yaml.v3"
 )
 
-// butaneTranslator is the signature of a Butane spec version's
-// ToIgn3_xBytes entry point.
-type butaneTranslator func([]byte, common.TranslateBytesOptions) ([]byte, report.Report, error)
+// ButaneTranslator translates a Butane config into the Ignition JSON of the
+// spec version its Butane version names, with Butane's report, as Butane's
+// config.TranslateBytes does. The native dialects call it for additional
+// config that is Butane (YAML with variant and version keys), after refusing
+// variants and versions nodeboot does not accept, and parse what it returns
+// as Ignition JSON.
+type ButaneTranslator func(input []byte) ([]byte, report.Report, error)
 
-// butaneTranslators lists, per accepted variant (butaneVariants) and
-// stable spec version, the translator Butane's own registry
-// (github.com/coreos/butane/config) holds for it. That registry imports
-// every variant Butane knows (OpenShift, r4e, fiot and all experimental
-// versions) and so links them into every program that imports this package;
-// naming the entry points here links only the ones nodeboot accepts.
-// Experimental versions are refused before translation, so none is listed.
-// TestButaneTranslatorsMatchButane holds this table to Butane's registry.
-var butaneTranslators = map[string]map[string]butaneTranslator{
-	"fcos": {
-		"1.0.0": fcos1_0.ToIgn3_0Bytes,
-		"1.1.0": fcos1_1.ToIgn3_1Bytes,
-		"1.2.0": fcos1_2.ToIgn3_2Bytes,
-		"1.3.0": fcos1_3.ToIgn3_2Bytes,
-		"1.4.0": fcos1_4.ToIgn3_3Bytes,
-		"1.5.0": fcos1_5.ToIgn3_4Bytes,
-		"1.6.0": fcos1_6.ToIgn3_5Bytes,
-	},
-	"flatcar": {
-		"1.0.0": flatcar1_0.ToIgn3_3Bytes,
-		"1.1.0": flatcar1_1.ToIgn3_4Bytes,
-	},
+var (
+	butaneMu        sync.RWMutex
+	butaneTranslate ButaneTranslator
+)
+
+// RegisterButane makes Butane additional config translatable. Package
+// github.com/nodeboot/nodeboot/ignition/butane calls it from its init, so a
+// program opts into Butane input by importing that package, usually for its
+// side effect alone:
+//
+//	import _ "github.com/nodeboot/nodeboot/ignition/butane"
+//
+// Butane is a package of its own because it is heavy: its translators, and
+// through Butane's base/util package the standard library's testing package
+// and testify, are linked into every program that imports them. A program
+// without it renders Ignition JSON additional config as before, and refuses
+// Butane with ErrButaneNotLinked at the additional config's field path.
+// Registering twice, or a nil translator, panics: it is a programming error
+// caught at init time.
+func RegisterButane(t ButaneTranslator) {
+	butaneMu.Lock()
+	defer butaneMu.Unlock()
+	if t == nil {
+		panic("ignition: RegisterButane with a nil translator")
+	}
+	if butaneTranslate != nil {
+		panic("ignition: Butane translator registered twice")
+	}
+	butaneTranslate = t
 }
 
-// translateButane does what Butane's config.TranslateBytes does, with the
-// same errors and in the same order, over butaneTranslators only: read the
-// variant and version, parse the version as semver and look its canonical
-// form up (so "01.1.0" names 1.1.0, as in Butane), then translate.
-func translateButane(input []byte) ([]byte, report.Report, error) {
-	var head struct {
-		Version string `yaml:"version"`
-		Variant string `yaml:"variant"`
-	}
-	if err := yaml.Unmarshal(input, &head); err != nil {
-		return nil, report.Report{}, common.ErrUnmarshal{Detail: err.Error()}
-	}
-	if head.Variant == "" {
-		return nil, report.Report{}, common.ErrNoVariant
-	}
-	v, err := semver.NewVersion(head.Version)
-	if err != nil {
-		return nil, report.Report{}, common.ErrInvalidVersion
-	}
-	translate, ok := butaneTranslators[head.Variant][v.String()]
-	if !ok {
-		return nil, report.Report{}, common.ErrUnknownVersion{Variant: head.Variant, Version: *v}
-	}
-	return translate(input, common.TranslateBytesOptions{})
+// registeredButane returns the registered translator, or nil.
+func registeredButane() ButaneTranslator {
+	butaneMu.RLock()
+	defer butaneMu.RUnlock()
+	return butaneTranslate
 }

@@ -1,109 +1,42 @@
-package ignition
+package ignition_test
 
 import (
 	"errors"
-	"fmt"
-	"reflect"
-	"strings"
 	"testing"
 
-	butane "github.com/coreos/butane/config"
-	"github.com/coreos/butane/config/common"
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeboot/nodeboot/ignition"
+	"github.com/nodeboot/nodeboot/provisioning"
 )
 
-// Butane's all-variant registry is the oracle for translateButane: the same
-// input must give the same bytes, report and error through both, for every
-// version the registry holds of an accepted variant.
+// TestButaneNotLinked: this package's tests do not import ignition/butane,
+// so Butane additional config meets a program without its translator. It is
+// one typed error at the field path, from Check and Render alike, never a
+// panic; Ignition JSON still renders.
+func TestButaneNotLinked(t *testing.T) {
+	r := &ignition.Renderer{}
+	for _, version := range []string{"", "3.3.0", "3.4.0", "3.5.0"} {
+		opts := provisioning.Options{Version: version, AdditionalConfig: []byte("variant: flatcar\nversion: 1.1.0\n")}
+		_, err := r.Render(basePlan(), opts)
+		require.ErrorIs(t, err, ignition.ErrButaneNotLinked, "version %q", version)
+		require.ErrorIs(t, err, provisioning.ErrUnsupported)
+		var ps provisioning.Problems
+		require.True(t, errors.As(err, &ps), "%v", err)
+		require.Len(t, ps, 1, "%v", ps)
+		require.Equal(t, "additionalConfig", ps[0].Path.String())
+		require.Contains(t, ps[0].Message, "github.com/nodeboot/nodeboot/ignition/butane")
+		require.Equal(t, err.Error(), r.Check(basePlan(), opts).Err().Error(), "Check reports what Render refuses")
 
-// butaneBodies exercise the sugar the variants translate differently
-// (storage, systemd, and for fcos boot_device); each is tried with every
-// version and the results compared, so a body a version rejects compares its
-// errors.
-var butaneBodies = []string{
-	"",
-	"storage:\n  files:\n  - path: /etc/nodeboot\n    mode: 0644\n    contents:\n      inline: hello\n  directories:\n  - path: /opt/nodeboot\nsystemd:\n  units:\n  - name: nodeboot.service\n    enabled: true\n    contents: |\n      [Service]\n      ExecStart=/bin/true\n",
-	"boot_device:\n  mirror:\n    devices: [/dev/sda, /dev/sdb]\n",
-	"storage:\n  files:\n  - path: relative\n",
-	"unknown_key: 1\n",
-}
-
-func sameTranslation(t *testing.T, input string) {
-	t.Helper()
-	want, wantReport, wantErr := butane.TranslateBytes([]byte(input), common.TranslateBytesOptions{})
-	got, gotReport, gotErr := translateButane([]byte(input))
-	if string(got) != string(want) {
-		t.Errorf("%q: output differs from Butane's:\n got %s\nwant %s", input, got, want)
+		opts.AdditionalConfig = []byte(`{"ignition":{"version":"3.3.0"}}`)
+		_, err = r.Render(basePlan(), opts)
+		require.NoError(t, err, "version %q", version)
 	}
-	if gotReport.String() != wantReport.String() {
-		t.Errorf("%q: report differs from Butane's:\n got %s\nwant %s", input, gotReport.String(), wantReport.String())
-	}
-	if !reflect.DeepEqual(gotErr, wantErr) {
-		t.Errorf("%q: error differs from Butane's: got %v, want %v", input, gotErr, wantErr)
-	}
-}
-
-func TestButaneTranslatorsMatchButane(t *testing.T) {
-	for variant := range butaneVariants {
-		if len(butaneTranslators[variant]) == 0 {
-			t.Errorf("accepted variant %s has no translators", variant)
-		}
-	}
-	for variant := range butaneTranslators {
-		if !butaneVariants[variant] {
-			t.Errorf("translators for %s, which butaneVariants does not accept", variant)
-		}
-	}
-	// Probe Butane's registry, which is unexported, with every plausible
-	// version: each stable version it holds must be in our table (so a
-	// Butane upgrade that adds flatcar 1.2.0 fails here until it is added),
-	// and each we list must be one it holds.
-	registered := 0
-	for variant := range butaneVariants {
-		for major := 1; major <= 2; major++ {
-			for minor := 0; minor <= 20; minor++ {
-				version := fmt.Sprintf("%d.%d.0", major, minor)
-				head := fmt.Sprintf("variant: %s\nversion: %s\n", variant, version)
-				_, _, err := butane.TranslateBytes([]byte(head), common.TranslateBytesOptions{})
-				inButane := !errors.As(err, new(common.ErrUnknownVersion))
-				_, inOurs := butaneTranslators[variant][version]
-				if inButane != inOurs {
-					t.Errorf("%s %s: in Butane's registry %v, in butaneTranslators %v", variant, version, inButane, inOurs)
-				}
-				if !inButane {
-					continue
-				}
-				registered++
-				for _, body := range butaneBodies {
-					sameTranslation(t, head+body)
-				}
-			}
-		}
-	}
-	if registered != 9 {
-		t.Errorf("found %d stable flatcar and fcos versions in Butane v0.26.0's registry, want 9 (fcos 1.0-1.6, flatcar 1.0-1.1)", registered)
-	}
-}
-
-func TestTranslateButaneErrorsMatchButane(t *testing.T) {
-	for _, input := range []string{
-		"variant: flatcar\nversion: [\n",               // not YAML
-		"version: 1.1.0\n",                             // no variant
-		"variant: flatcar\nversion: 1.1\n",             // not semver
-		"variant: flatcar\nversion: 01.1.0\n",          // semver, canonical 1.1.0
-		"variant: flatcar\nversion: 1.1.0+build\n",     // build metadata
-		"variant: flatcar\nversion: 9.0.0\n",           // unknown version
-		"variant: openshift\nversion: 4.14.0\n",        // a variant we do not link
-		"variant: fcos\nversion: 1.7.0-experimental\n", // refused before translation
-	} {
-		if strings.Contains(input, "openshift") || strings.Contains(input, "experimental") {
-			// Butane translates these; we must refuse them as unknown.
-			if _, _, err := translateButane([]byte(input)); err == nil {
-				t.Errorf("%q: translated by a variant nodeboot does not link", input)
-			} else if !errors.As(err, new(common.ErrUnknownVersion)) {
-				t.Errorf("%q: error %v, want common.ErrUnknownVersion", input, err)
-			}
-			continue
-		}
-		sameTranslation(t, input)
-	}
+	t.Run("field path of the caller", func(t *testing.T) {
+		at := provisioning.NewPath("spec", "ignition", "containerLinuxConfig", "additionalConfig")
+		_, err := r.Render(basePlan(), provisioning.Options{AdditionalConfig: []byte("variant: fcos\nversion: 1.5.0\n"), Origins: provisioning.OptionOrigins{AdditionalConfig: at}})
+		var ps provisioning.Problems
+		require.True(t, errors.As(err, &ps), "%v", err)
+		require.Equal(t, at.String(), ps[0].Path.String())
+	})
 }

@@ -22,8 +22,11 @@
 //
 // The native dialects ("3.3.0", "3.4.0", "3.5.0", and "" for DefaultVersion) are the working group's
 // direction: the Plan is built as coreos/ignition v3 typed structs, the user's
-// additional config (Butane or Ignition JSON) is merged with Ignition's own
-// merge rules. What the builder generates is valid by construction: each node
+// additional config (Ignition JSON, or Butane when the program imports
+// package ignition/butane, which registers its translator with
+// RegisterButane) is merged with Ignition's own merge rules. This package
+// links no Butane, so a consumer that takes no Butane links neither Butane
+// nor, through Butane's helpers, package testing. What the builder generates is valid by construction: each node
 // it fills gets Ignition's own Validate call and duplicate check, without
 // the JSON round trip and reflective walk of Ignition's parser
 // (v3_validate.go); Ignition's parser reads the user's config, and the

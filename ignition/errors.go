@@ -12,6 +12,11 @@ var (
 	// ErrAdditionalConfig: the user's additional config cannot be read,
 	// translated or merged. It matches provisioning.ErrInvalid.
 	ErrAdditionalConfig = provisioning.NewError(provisioning.ErrInvalid, "invalid additional config")
+	// ErrButaneNotLinked: the additional config is Butane and the program
+	// does not link Butane translation (package ignition/butane, see
+	// RegisterButane). The input may be fine; this build cannot read it, so
+	// it matches provisioning.ErrUnsupported.
+	ErrButaneNotLinked = provisioning.NewError(provisioning.ErrUnsupported, "Butane translation is not linked into this program")
 	// ErrInvalidOutput: the rendered config failed Ignition's own validation.
 	// It means a bug in this package (or input that slipped past its
 	// checks), not bad input as such; it matches provisioning.ErrInvalid,

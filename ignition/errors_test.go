@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/ignition"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestErrorClasses: every error class of both dialects matches
@@ -40,6 +40,7 @@ func TestErrorClasses(t *testing.T) {
 		{name: "v3 additional config replacing the bootstrap", plan: basePlan, opts: provisioning.Options{Version: "3.4.0",
 			AdditionalConfig: []byte(`{"ignition":{"version":"3.4.0","config":{"replace":{"source":"https://example.invalid/x"}}}}`)},
 			invalid: true, also: ignition.ErrAdditionalConfig, path: "additionalConfig"},
+		{name: "v3 Butane without ignition/butane linked", plan: basePlan, opts: provisioning.Options{Version: "3.4.0", AdditionalConfig: []byte("variant: flatcar\nversion: 1.1.0\n")}, unsupp: true, also: ignition.ErrButaneNotLinked, path: "additionalConfig"},
 		{name: "legacy additional config that does not parse", plan: basePlan, opts: provisioning.Options{Version: provisioning.VersionCABPK, AdditionalConfig: []byte("storage: [")}, invalid: true, also: ignition.ErrAdditionalConfig, path: "additionalConfig"},
 		{name: "legacy over budget", plan: basePlan, opts: provisioning.Options{Version: provisioning.VersionCABPK, MaxBytes: 10}, invalid: true, also: provisioning.ErrTooLarge},
 		{name: "v3 over budget", plan: basePlan, opts: provisioning.Options{Version: "3.4.0", MaxBytes: 10}, invalid: true, also: provisioning.ErrTooLarge},

@@ -18,6 +18,8 @@ var butaneVariants = map[string]bool{"flatcar": true, "fcos": true}
 // userConfig reads the additional config into the dialect's types: Butane
 // (YAML with variant and version keys) is translated first, Ignition JSON is
 // parsed as is; older spec versions are translated up by Ignition itself.
+// Butane needs the translator package ignition/butane registers
+// (RegisterButane); without it Butane is ErrButaneNotLinked.
 func userConfig(raw []byte, strict bool, d *dialect, at provisioning.Path, ps *provisioning.Problems) any {
 	ign := raw
 	if t := bytes.TrimSpace(raw); !isButane(raw) && (len(t) == 0 || t[0] != '{') {
@@ -38,7 +40,12 @@ func userConfig(raw []byte, strict bool, d *dialect, at provisioning.Path, ps *p
 			ps.Wrapf(at, ErrAdditionalConfig, "experimental Butane version %q is not supported", head.Version)
 			return nil
 		}
-		out, r, err := translateButane(raw)
+		translate := registeredButane()
+		if translate == nil {
+			ps.Wrapf(at, ErrButaneNotLinked, "Butane additional config needs package github.com/nodeboot/nodeboot/ignition/butane; give Ignition JSON instead")
+			return nil
+		}
+		out, r, err := translate(raw)
 		if !reportInto(ps, at, "Butane", r, err, strict) {
 			return nil
 		}

@@ -52,7 +52,6 @@ func TestV3AdditionalConfigCannotTouchBootstrap(t *testing.T) {
 		{"drop-in on the bootstrap unit", unit(`{"name":"nodeboot-bootstrap.service","dropins":[{"name":"x.conf","contents":"[Service]\nExecStart=\nExecStart=/bin/echo ` + secret + `\n"}]}`), "systemd.units[0] (nodeboot-bootstrap.service)"},
 		{"replace the boot commands unit", unit(`{"name":"nodeboot-bootcmd.service","contents":"[Service]\nExecStart=/bin/true\n"}`), "systemd.units[0] (nodeboot-bootcmd.service)"},
 		{"replace the whole config", `{"ignition":{"version":"3.4.0","config":{"replace":{"source":"data:,` + secret + `"}}}}`, "ignition.config.replace"},
-		{"butane", "variant: flatcar\nversion: 1.1.0\nstorage:\n  files:\n  - path: /etc/kubeadm.yml\n    overwrite: true\n    contents:\n      inline: " + secret + "\n", "storage.files[0] (/etc/kubeadm.yml)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			opts := provisioning.Options{Version: "3.4.0", AdditionalConfig: []byte(c.config)}

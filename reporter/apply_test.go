@@ -11,9 +11,9 @@ import (
 	"github.com/nodeboot/nodeboot/bootstrap"
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	_ "github.com/nodeboot/nodeboot/ignition"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/reporter"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestApplyOnlyAddsBytes: every CABPK reference vector renders CABPK's bytes

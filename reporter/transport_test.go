@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/reporter"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 const reportPath = "/nodeboot/v1/report/ns/c"

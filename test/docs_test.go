@@ -23,7 +23,7 @@ import (
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 const module = "github.com/nodeboot/nodeboot"
@@ -40,10 +40,14 @@ var rules = []rule{
 		"renderers know only the Plan", false},
 	{module + "/ignition", []string{module + "/bootstrap", module + "/controllers", module + "/addons", module + "/cloudinit", "sigs.k8s.io/controller-runtime", "sigs.k8s.io/cluster-api/bootstrap/kubeadm/reconcilers"},
 		"renderers know only the Plan", false},
+	{pkg: module + "/ignition/butane", forbidden: []string{module + "/bootstrap", module + "/controllers", module + "/addons", module + "/cloudinit", module + "/script", module + "/reporter", module + "/api", "sigs.k8s.io/", "k8s.io/"},
+		why: "the Butane translation knows ignition, provisioning and Butane only"},
 	{module + "/addons", append([]string{module + "/controllers", module + "/bootstrap"}, ourRenderers...),
 		"add-ons contribute to a Plan; they do not render or reconcile", false},
 	{module + "/bootstrap", append([]string{module + "/controllers", module + "/addons"}, ourRenderers...),
 		"bootstrap builds Plans; renderers and controllers sit above it", false},
+	{module + "/controllers/bootstrapdata", append([]string{module + "/controllers", module + "/cmd", module + "/addons", module + "/reporter"}, ourRenderers...),
+		"the build verify and the reconciler share sits below both: the reconciler, the extensions and the renderers plug into it, never the other way", false},
 	{pkg: module + "/addons", forbidden: []string{"sigs.k8s.io/", "k8s.io/", "gopkg.in/", module + "/bootstrap", module + "/controllers", module + "/cloudinit", module + "/ignition", module + "/api"},
 		why: "add-ons are manifests, a script and the Plan: nothing Kubernetes-client-shaped", direct: true},
 	{pkg: module + "/reporter", forbidden: []string{"sigs.k8s.io/", "k8s.io/", "gopkg.in/", "github.com/coreos/", "github.com/flatcar/", module + "/bootstrap", module + "/controllers", module + "/cloudinit", module + "/ignition", module + "/api", module + "/addons"},
@@ -108,6 +112,7 @@ func TestImportRules(t *testing.T) {
 	pkgs := deps(t)
 	require.NotEmpty(t, pkgs)
 	require.Empty(t, violations(pkgs, rules))
+	require.Empty(t, butaneInIgnition(pkgs))
 }
 
 // TestImportRulesCatchViolations proves the check can fail.
@@ -118,7 +123,99 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{ImportPath: module + "/controllers", Deps: []string{"sigs.k8s.io/cluster-api/bootstrap/kubeadm/pkg/cloudinit"}},
 		{ImportPath: module + "/api/v1alpha1", Imports: []string{"sigs.k8s.io/controller-runtime/pkg/client"}},
 		{ImportPath: module + "/addons/catalog", Imports: []string{"k8s.io/api/core/v1"}},
+		{ImportPath: module + "/controllers/bootstrapdata", Deps: []string{module + "/controllers"}},
 	}
-	require.Len(t, violations(bad, rules), 5)
+	require.Len(t, violations(bad, rules), 6)
 	require.Empty(t, violations([]listed{{ImportPath: module + "/cloudinit", Deps: []string{module + "/provisioning", "bytes"}}}, rules))
+	// Butane: ignition links none of it, ignition/butane only what sits
+	// below it.
+	require.Len(t, violations([]listed{{ImportPath: module + "/ignition/butane", Deps: []string{module + "/script", "k8s.io/client-go/kubernetes"}}}, rules), 2)
+	require.Empty(t, violations([]listed{{ImportPath: module + "/ignition/butane", Deps: []string{module + "/ignition", module + "/provisioning", "github.com/coreos/butane/base/util", "testing"}}}, rules))
+	require.Len(t, butaneInIgnition([]listed{{ImportPath: module + "/ignition", Deps: []string{"github.com/coreos/butane/base/util", "testing"}}}), 2)
+	require.Empty(t, butaneInIgnition([]listed{{ImportPath: module + "/ignition/butane", Deps: []string{"github.com/coreos/butane/base/util", "testing"}}}))
+}
+
+// butaneInIgnition lists what package ignition itself (not the packages
+// under it: ignition/butane must link Butane) links of Butane, package
+// testing and testify. They come only with ignition/butane, for the programs
+// that opt into Butane; the rules above cover a package and everything
+// under it, so this one is checked on its own.
+func butaneInIgnition(pkgs []listed) []string {
+	var out []string
+	for _, p := range pkgs {
+		if p.ImportPath != module+"/ignition" {
+			continue
+		}
+		for _, d := range p.Deps {
+			if strings.HasPrefix(d, "github.com/coreos/butane/") || d == "testing" || strings.HasPrefix(d, "testing/") || strings.HasPrefix(d, "github.com/stretchr/testify/") {
+				out = append(out, fmt.Sprintf("%s depends on %s: Butane comes only with ignition/butane", p.ImportPath, d))
+			}
+		}
+	}
+	return out
+}
+
+// floors are the layers of DESIGN.md's picture, lowest first, as path
+// prefixes under the module: a package is on the floor of its longest
+// matching prefix. Every package of the module must be on one, and none
+// may depend, directly or not, on a package of a higher floor. Packages
+// on one floor may use each other (the rules above keep siblings such as
+// bootstrap and the renderers apart).
+var floors = [][]string{
+	{"api", "internal", "addons/catalog"},
+	{"provisioning"},
+	{"cloudinit", "ignition", "script", "reporter", "addons", "bootstrap"},
+	{"controllers/bootstrapdata"},
+	{"controllers"},
+	{"cmd", "test", "examples"},
+}
+
+// floorOf returns the floor of a package of the module, or -1.
+func floorOf(pkg string) int {
+	rel, ok := strings.CutPrefix(pkg, module+"/")
+	if !ok {
+		return -1
+	}
+	best, floor := -1, -1
+	for f, prefixes := range floors {
+		for _, p := range prefixes {
+			if (rel == p || strings.HasPrefix(rel, p+"/")) && len(p) > best {
+				best, floor = len(p), f
+			}
+		}
+	}
+	return floor
+}
+
+// upwardArrows lists every package without a floor and every dependency of
+// a package on a package of a higher floor.
+func upwardArrows(pkgs []listed) []string {
+	var out []string
+	for _, p := range pkgs {
+		f := floorOf(p.ImportPath)
+		if f < 0 {
+			out = append(out, p.ImportPath+" is on no floor: add it to floors")
+			continue
+		}
+		for _, d := range p.Deps {
+			if g := floorOf(d); g > f {
+				out = append(out, fmt.Sprintf("%s (floor %d) depends on %s (floor %d)", p.ImportPath, f, d, g))
+			}
+		}
+	}
+	return out
+}
+
+// TestLayersPointDown: every package of the module, new ones included, is
+// on a floor, and no import, direct or transitive, runs back up.
+func TestLayersPointDown(t *testing.T) {
+	pkgs := deps(t)
+	require.NotEmpty(t, pkgs)
+	require.Empty(t, upwardArrows(pkgs))
+	require.Len(t, upwardArrows([]listed{
+		{ImportPath: module + "/bootstrap/manifest", Deps: []string{module + "/internal/crdvalidate", module + "/test/testenv"}},
+		{ImportPath: module + "/internal/redact", Deps: []string{module + "/provisioning"}},
+		{ImportPath: module + "/newpkg"},
+		{ImportPath: module + "/controllers/x", Deps: []string{module + "/cloudinit", module + "/api/v1alpha1"}},
+	}), 3, "the check can fail")
 }

@@ -9,7 +9,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestSwapDocYAML loads every YAML example of docs/swap-cabpk.md: the

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/controllers/report"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestNodeEndpointFlags: the add-on fetch and bootstrap report endpoints

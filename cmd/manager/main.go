@@ -51,6 +51,8 @@ import (
 	"github.com/nodeboot/nodeboot/controllers/nodeauth"
 	"github.com/nodeboot/nodeboot/controllers/report"
 	_ "github.com/nodeboot/nodeboot/ignition"
+	// Butane additional config for the native Ignition dialects.
+	_ "github.com/nodeboot/nodeboot/ignition/butane"
 	"github.com/nodeboot/nodeboot/internal/tlsserve"
 	"github.com/nodeboot/nodeboot/internal/version"
 )

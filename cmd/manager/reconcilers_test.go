@@ -19,7 +19,7 @@ import (
 	"github.com/nodeboot/nodeboot/addons"
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestSchemeHasAddons: the manager's scheme serves FirstBootAddons, which

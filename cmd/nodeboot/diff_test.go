@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // secretYAML is a bootstrap data Secret as kubectl get secret -o yaml prints it.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // FuzzRender feeds arbitrary input through the whole CLI pipeline: parse,

@@ -10,6 +10,8 @@ import (
 
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	_ "github.com/nodeboot/nodeboot/ignition"
+	// Butane additional config for the native Ignition dialects.
+	_ "github.com/nodeboot/nodeboot/ignition/butane"
 	"github.com/nodeboot/nodeboot/internal/version"
 )
 

@@ -29,8 +29,8 @@ import (
 
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
-	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
+	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
 	"github.com/nodeboot/nodeboot/controllers/report"
 	"github.com/nodeboot/nodeboot/internal/cabpkversion"
 	"github.com/nodeboot/nodeboot/internal/tlsserve"
@@ -328,14 +328,14 @@ func verifyCluster(ctx context.Context, cfg *rest.Config, ns string, f verifyFla
 	if err != nil {
 		return nil, sum, err
 	}
-	reader := controllers.NewListReader(live, scheme, ns, verifyMaxObjects)
+	reader := bootstrapdata.NewListReader(live, scheme, ns, verifyMaxObjects)
 	// The kinds every config needs are listed before any work, so missing
 	// access is one clear line instead of one per config.
 	if err := reader.Preload(ctx, &bootstrapv1.KubeadmConfig{}, &clusterv1.Cluster{}, &clusterv1.Machine{},
 		&clusterv1.MachinePool{}, &corev1.Secret{}, &bootstrapv1.KubeadmConfigTemplate{}); err != nil {
 		return nil, sum, err
 	}
-	rb := &controllers.Rebuilder{Reader: reader, Strict: f.strict}
+	rb := &bootstrapdata.Rebuilder{Reader: reader, Strict: f.strict}
 	if f.reportURL != "" {
 		rb.Reporter = &report.Extension{URL: f.reportURL, CABundle: f.reportCA, Stored: reader}
 	}
@@ -348,7 +348,7 @@ func verifyCluster(ctx context.Context, cfg *rest.Config, ns string, f verifyFla
 		if err := reader.Preload(ctx, &addonsv1.FirstBootAddon{}); err != nil {
 			return nil, sum, err
 		}
-		rb.Extensions = []controllers.Extension{addonsctrl.NewExtension(reader, f.addons)}
+		rb.Extensions = []bootstrapdata.Extension{addonsctrl.NewExtension(reader, f.addons)}
 	} else if !meta.IsNoMatchError(err) {
 		return nil, sum, fmt.Errorf("look up the FirstBootAddon API: %w", err)
 	}
@@ -478,7 +478,7 @@ func versionNames(matched, tried []cabpkversion.Version) []string {
 
 // verifyOne rebuilds one config and compares it with its Secret, as data of
 // any of versions.
-func verifyOne(ctx context.Context, rb *controllers.Rebuilder, reader client.Reader, cfg *bootstrapv1.KubeadmConfig, unified bool, versions []cabpkversion.Version) verifyRow {
+func verifyOne(ctx context.Context, rb *bootstrapdata.Rebuilder, reader client.Reader, cfg *bootstrapv1.KubeadmConfig, unified bool, versions []cabpkversion.Version) verifyRow {
 	row := verifyRow{Namespace: cfg.Namespace, Name: cfg.Name}
 	ref := configRef(cfg)
 	fail := func(result verifyResult, lines ...string) verifyRow {
@@ -488,12 +488,12 @@ func verifyOne(ctx context.Context, rb *controllers.Rebuilder, reader client.Rea
 		}
 		return row
 	}
-	built, err := rb.Rebuild(ctx, cfg, controllers.RebuildOptions{})
+	built, err := rb.Rebuild(ctx, cfg, bootstrapdata.RebuildOptions{})
 	switch {
-	case errors.Is(err, controllers.ErrSkipped):
+	case errors.Is(err, bootstrapdata.ErrSkipped):
 		row.Result, row.Details = resultSkipped, []string{err.Error()}
 		return row
-	case errors.Is(err, controllers.ErrReporter):
+	case errors.Is(err, bootstrapdata.ErrReporter):
 		return fail(resultError, "its data carries a bootstrap reporter: run verify with the manager's --bootstrap-report-url and --bootstrap-report-ca-file to rebuild it")
 	}
 	s := &corev1.Secret{}
@@ -518,7 +518,7 @@ func verifyOne(ctx context.Context, rb *controllers.Rebuilder, reader client.Rea
 	if (err != nil || !c.identical) && built != nil && built.MayBeInit {
 		// Rendered before the control plane was initialized, CABPK's data
 		// is an init's: compare with that too and keep the closer one.
-		asInit, ierr := rb.Rebuild(ctx, cfg, controllers.RebuildOptions{AsInit: true})
+		asInit, ierr := rb.Rebuild(ctx, cfg, bootstrapdata.RebuildOptions{AsInit: true})
 		switch {
 		case ierr == nil:
 			ci, mi := compareVersions(ref, secretName, stored, storedFormat, asInit.Output, unified, versions)

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/cabpkversion"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestVerifyCABPKVersions: data of CABPK v1.13 or v1.14.0 is identical and

@@ -19,7 +19,7 @@ import (
 	"github.com/nodeboot/nodeboot/addons"
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
-	"github.com/nodeboot/nodeboot/controllers"
+	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
 	"github.com/nodeboot/nodeboot/internal/objname"
 	"github.com/nodeboot/nodeboot/internal/tlsserve"
 	"github.com/nodeboot/nodeboot/provisioning"
@@ -181,7 +181,7 @@ func (e *Extension) fetchFallback(ctx context.Context, cluster *clusterv1.Cluste
 
 // ownedBy reports whether the config controls s (Kind, name and UID).
 func ownedBy(s *corev1.Secret, config *bootstrapv1.KubeadmConfig) bool {
-	return controllers.ConfigControls(config, s)
+	return bootstrapdata.ConfigControls(config, s)
 }
 
 // newToken is a credential for one config: 256 random bits, URL-safe.

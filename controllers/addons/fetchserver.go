@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeboot/nodeboot/addons"
-	"github.com/nodeboot/nodeboot/controllers"
+	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
 	"github.com/nodeboot/nodeboot/controllers/nodeauth"
 	"github.com/nodeboot/nodeboot/internal/tlsserve"
 )
@@ -104,7 +104,7 @@ func (h *FetchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	want := s.Data[FetchTokenKey]
 	manifest, found := s.Data[parts[2]]
 	if s.Type != FetchSecretType || len(want) == 0 || subtle.ConstantTimeCompare(want, []byte(token)) != 1 ||
-		!found || addons.Digest(manifest) != parts[2] || !controllers.ConfigControls(config, s) {
+		!found || addons.Digest(manifest) != parts[2] || !bootstrapdata.ConfigControls(config, s) {
 		http.NotFound(w, r)
 		return
 	}

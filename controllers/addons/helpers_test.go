@@ -16,7 +16,7 @@ import (
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
 	_ "github.com/nodeboot/nodeboot/cloudinit"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 func testScheme(t testing.TB) *runtime.Scheme {

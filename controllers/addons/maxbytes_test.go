@@ -9,7 +9,7 @@ import (
 
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestClusterBudgetOverride: the Cluster's nodeboot.dev/bootstrap-data-max-bytes

@@ -13,7 +13,7 @@
 // checked again as soon as the index changes. Only a request whose token
 // matches reads anything more, the KubeadmConfig from the manager's cache,
 // to check the Secret's controller is that config by name and UID
-// (controllers.ConfigControls, the one owner check).
+// (bootstrapdata.ConfigControls, the one owner check).
 package nodeauth
 
 import (
@@ -37,7 +37,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nodeboot/nodeboot/controllers"
+	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
 )
 
 // DefaultWait is how long a refused request waits: informers deliver a new
@@ -244,7 +244,7 @@ func (x *Index) Authenticate(ctx context.Context, ns, config, secret, token stri
 			cfg := &bootstrapv1.KubeadmConfig{}
 			err := x.Configs.Get(ctx, client.ObjectKey{Namespace: ns, Name: config}, cfg)
 			switch {
-			case err == nil && controllers.ConfigControls(cfg, &metav1.ObjectMeta{OwnerReferences: []metav1.OwnerReference{e.owner}}):
+			case err == nil && bootstrapdata.ConfigControls(cfg, &metav1.ObjectMeta{OwnerReferences: []metav1.OwnerReference{e.owner}}):
 				return cfg, nil
 			case err != nil && !apierrors.IsNotFound(err):
 				return nil, fmt.Errorf("read KubeadmConfig %s/%s: %w", ns, config, err)

@@ -10,7 +10,7 @@ import (
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/nodeboot/nodeboot/controllers"
+	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
 )
 
 // ErrNoStoredCredential: a rebuild found no credential Secret of the
@@ -30,7 +30,7 @@ func StoredCredential(ctx context.Context, r client.Reader, config *bootstrapv1.
 		}
 		return nil, fmt.Errorf("get Secret %s: %w", key, err)
 	}
-	if s.Type != CredentialSecretType || !controllers.ConfigControls(config, s) || len(s.Data[CredentialKey]) == 0 {
+	if s.Type != CredentialSecretType || !bootstrapdata.ConfigControls(config, s) || len(s.Data[CredentialKey]) == 0 {
 		return nil, fmt.Errorf("Secret %s: %w", key, ErrNoStoredCredential)
 	}
 	return s, nil

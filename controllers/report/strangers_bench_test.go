@@ -31,8 +31,8 @@ import (
 
 	"github.com/nodeboot/nodeboot/addons"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/internal/tlsserve"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // Stranger load: how many, from how many source addresses.

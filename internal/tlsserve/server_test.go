@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // start serves h on 127.0.0.1 and returns the address and a client that

@@ -15,8 +15,8 @@ import (
 	"github.com/nodeboot/nodeboot/bootstrap"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	"github.com/nodeboot/nodeboot/controllers/report"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // ec2UserDataLimit is EC2's raw user-data limit.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/bootstrap"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestCloudInitAcceptsAddons validates the init node's cloud-config with the

@@ -17,8 +17,8 @@ import (
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
 	"github.com/nodeboot/nodeboot/cloudinit"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // initInputs builds, from the all-features init vector, the Plan nodeboot

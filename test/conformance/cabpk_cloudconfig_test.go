@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nodeboot/nodeboot/cloudinit"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/provisioning/conformance"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // cabpkCloudConfig is CABPK's cloud-config dialect, applied by cloud-init

@@ -25,11 +25,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nodeboot/nodeboot/cloudinit"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/internal/third_party/flatcar/v24tov31"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/provisioning/conformance"
 	"github.com/nodeboot/nodeboot/script"
+	"github.com/nodeboot/nodeboot/test/testenv"
 
 	_ "github.com/nodeboot/nodeboot/ignition"
 )

@@ -13,9 +13,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/provisioning/conformance"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // standIn is an install command that downloads nothing: it writes the

@@ -11,8 +11,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/nodeboot/nodeboot/cloudinit"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestPlainJinjaIsData renders per-node values whose literal text is made

@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/provisioning/conformance"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // matrixTargets are the README's columns: the native dialects the suite

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/nodeboot/nodeboot/cloudinit"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/provisioning/conformance"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestPlainPartsValidate: cloud-init's schema check reads one

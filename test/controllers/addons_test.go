@@ -31,7 +31,7 @@ import (
 	"github.com/nodeboot/nodeboot/addons/catalog"
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // managerAddonOptions are cmd/manager's defaults (--addons-max-bytes,

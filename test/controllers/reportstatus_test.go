@@ -23,7 +23,7 @@ import (
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/controllers"
 	"github.com/nodeboot/nodeboot/controllers/report"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // The tests below put the KubeadmConfig reconciler and the report handler,

@@ -13,7 +13,7 @@ import (
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	"github.com/nodeboot/nodeboot/controllers/report"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestTooLargeSettles: data over its Cluster's budget gets a terminal

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // cloudKeys maps a probed spec field to where cloud-config keeps it, as

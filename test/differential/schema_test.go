@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/cluster-api/util/secret"
 
 	"github.com/nodeboot/nodeboot/bootstrap"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestBatchSchemaAgreesWithTool: the batched loader (testenv.CloudInitLoad)

@@ -52,9 +52,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/test/e2e/infra"
 	"github.com/nodeboot/nodeboot/test/e2e/lab"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // Ports the nodeboot manager serves nodes on, on the lab bridge's address.

@@ -8,7 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	// The render path takes Butane only with its translator linked, as
+	// the manager and the CLI link it.
+	_ "github.com/nodeboot/nodeboot/ignition/butane"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // butaneConfig adds a file, a unit and a user, and replaces the generated

@@ -25,8 +25,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/vincent-petithory/dataurl"
 
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/internal/third_party/flatcar/v24tov31"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // Flatcar Container Linux from 3185 on runs Ignition v2 (spec 3) and turns a

@@ -13,7 +13,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/bootstrap"
 	_ "github.com/nodeboot/nodeboot/ignition"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // build reads a vector's input.yaml and builds its Plan as CABPK would.

@@ -22,8 +22,8 @@ import (
 
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/controllers/report"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/reporter"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // failingKubeadm replaces the apply tools' kubeadm stub (it comes first in

@@ -33,7 +33,7 @@ import (
 	"github.com/nodeboot/nodeboot/controllers"
 	"github.com/nodeboot/nodeboot/controllers/report"
 	_ "github.com/nodeboot/nodeboot/ignition"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 var (

@@ -44,7 +44,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 var scheme = runtime.NewScheme()

@@ -12,8 +12,8 @@ import (
 
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	_ "github.com/nodeboot/nodeboot/ignition"
-	"github.com/nodeboot/nodeboot/internal/testenv"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // TestVectors renders every vector — cloud-config and CABPK's Ignition 2.3

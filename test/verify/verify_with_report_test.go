@@ -27,7 +27,7 @@ import (
 	"github.com/nodeboot/nodeboot/controllers"
 	"github.com/nodeboot/nodeboot/controllers/report"
 	_ "github.com/nodeboot/nodeboot/ignition"
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // reportWatchFilter keeps nodeboot's reconciler in this test to its own

@@ -1,8 +1,7 @@
-package controllers
+package bootstrapdata
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -18,10 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 )
-
-// ErrTooManyObjects is returned when a kind has more objects than a
-// ListReader holds.
-var ErrTooManyObjects = errors.New("too many objects")
 
 // listPageSize is how many objects one list call asks for: large enough
 // that a management cluster is read in a few calls, small enough that no

@@ -3,7 +3,7 @@
 // from scratch, written as one archive that both `docker load` and
 // `podman load` accept.
 //
-//	go run ./hack/image -o out/nodeboot-manager.tar -tag nodeboot-manager:dev
+//	go run ./cmd/image -o out/nodeboot-manager.tar -tag nodeboot-manager:dev
 //
 // The archive is an OCI image layout (oci-layout, index.json, blobs/sha256/…)
 // that also carries Docker's manifest.json pointing at the same blobs — the
@@ -236,7 +236,7 @@ func image(bin string, info version.Info, modulePath, arch string, created time.
 	img, err := mutate.Append(base, mutate.Addendum{
 		Layer:     layer,
 		MediaType: types.OCILayer,
-		History:   v1.History{Created: v1.Time{Time: created}, CreatedBy: "hack/image: /manager, /etc/passwd, /etc/group, /home/nonroot, /tmp", Comment: "nodeboot manager " + info.Version},
+		History:   v1.History{Created: v1.Time{Time: created}, CreatedBy: "cmd/image: /manager, /etc/passwd, /etc/group, /home/nonroot, /tmp", Comment: "nodeboot manager " + info.Version},
 	})
 	if err != nil {
 		return nil, err

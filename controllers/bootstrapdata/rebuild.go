@@ -1,8 +1,7 @@
-package controllers
+package bootstrapdata
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,7 +10,6 @@ import (
 	"k8s.io/klog/v2"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	"sigs.k8s.io/cluster-api/util"
 	"sigs.k8s.io/cluster-api/util/annotations"
 	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -21,32 +19,15 @@ import (
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
-// Reasons a stored KubeadmConfig is not rebuilt. All of them match ErrSkipped.
-var (
-	ErrSkipped     = errors.New("skipped")
-	ErrNoData      = fmt.Errorf("%w: no data yet (status.dataSecretName is empty)", ErrSkipped)
-	ErrNoOwner     = fmt.Errorf("%w: no Machine or MachinePool owner reference", ErrSkipped)
-	ErrOwnerGone   = fmt.Errorf("%w: owner gone", ErrSkipped)
-	ErrClusterGone = fmt.Errorf("%w: Cluster gone", ErrSkipped)
-	ErrPaused      = fmt.Errorf("%w: paused", ErrSkipped)
-	ErrDeleting    = fmt.Errorf("%w: being deleted", ErrSkipped)
-)
-
-// ErrReporter: the data carries a bootstrap reporter (the config has a
-// credential Secret of its own) and the Rebuilder has no Reporter to
-// rebuild it with. It is not a skip: data that cannot be compared is not
-// proven.
-var ErrReporter = errors.New("carries a bootstrap reporter, and the report endpoint's URL and CA bundle are not known")
-
 // Rebuilder renders the bootstrap data of KubeadmConfigs that already have
-// it, from the objects Reader returns, with the reconciler's own build
-// (buildData): the same owner, Cluster, control-plane version, certificate,
+// it, from the objects Reader returns, with the reconciler's own Builder:
+// the same owner, Cluster, control-plane version, certificate,
 // contentFrom/passwdFrom and template look-ups, the same extensions. It is
 // what `nodeboot verify` compares stored Secrets with.
 //
-// It cannot write: the reconciler it drives gets a client whose writes fail,
-// certificates that are missing are reported instead of generated, and a
-// join without a token is reported instead of getting one.
+// It cannot write: it holds only a client.Reader, certificates that are
+// missing are reported instead of generated (Builder.Rebuild), and a join
+// without a token is reported instead of getting one.
 type Rebuilder struct {
 	// Reader reads the management cluster; a ListReader keeps it to list calls.
 	Reader client.Reader
@@ -103,9 +84,7 @@ func (b *Rebuilder) Rebuild(ctx context.Context, config *bootstrapv1.KubeadmConf
 	case reporting:
 		exts = append([]Extension{b.Reporter}, b.Extensions...)
 	}
-	ro := readOnlyClient{Reader: b.Reader}
-	r := &Reconciler{Client: ro, SecretCachingClient: ro, APIReader: b.Reader, Extensions: exts, Strict: b.Strict}
-	owner, err := r.getOwner(ctx, config)
+	owner, err := GetOwner(ctx, b.Reader, config)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, fmt.Errorf("%w: %s", ErrOwnerGone, ownerRefs(config))
@@ -115,31 +94,32 @@ func (b *Rebuilder) Rebuild(ctx context.Context, config *bootstrapv1.KubeadmConf
 	if owner == nil {
 		return nil, ErrNoOwner
 	}
-	cluster, err := util.GetClusterByName(ctx, ro, config.Namespace, owner.clusterName())
-	if err != nil {
+	clusterRef := klog.KRef(config.Namespace, owner.ClusterName())
+	cluster := &clusterv1.Cluster{}
+	if err := b.Reader.Get(ctx, client.ObjectKey{Namespace: config.Namespace, Name: owner.ClusterName()}, cluster); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("%w: Cluster %s", ErrClusterGone, klog.KRef(config.Namespace, owner.clusterName()))
+			return nil, fmt.Errorf("%w: Cluster %s", ErrClusterGone, clusterRef)
 		}
-		return nil, fmt.Errorf("get Cluster %s: %w", klog.KRef(config.Namespace, owner.clusterName()), err)
+		return nil, fmt.Errorf("get Cluster %s: %w", clusterRef, err)
 	}
 	if annotations.IsPaused(cluster, config) {
 		return nil, fmt.Errorf("%w: Cluster %s or KubeadmConfig %s", ErrPaused, klog.KObj(cluster), klog.KObj(config))
 	}
 	initialized := conditions.IsTrue(cluster, clusterv1.ClusterControlPlaneInitializedCondition)
-	out := &Rebuilt{MayBeInit: initialized && owner.isControlPlaneMachine()}
+	out := &Rebuilt{MayBeInit: initialized && owner.IsControlPlaneMachine()}
 	if opts.AsInit && out.MayBeInit {
 		cluster = cluster.DeepCopy()
 		conditions.Set(cluster, metav1.Condition{
 			Type: clusterv1.ClusterControlPlaneInitializedCondition, Status: metav1.ConditionFalse, Reason: "Rebuilding",
 		})
 	}
-	s := &scope{config: config.DeepCopy(), owner: owner, cluster: cluster, rebuild: true}
-	data, err := r.buildData(ctx, s, r.newSecretGetter())
+	builder := &Builder{Client: b.Reader, SecretCachingClient: b.Reader, APIReader: b.Reader, Extensions: exts, Strict: b.Strict, Rebuild: true}
+	data, err := builder.Build(ctx, Target{Config: config, Owner: owner, Cluster: cluster}, builder.NewSecrets())
 	if err != nil {
 		// MayBeInit still tells whether an init rebuild is worth a try.
 		return out, err
 	}
-	out.Output, out.Role = data.output, data.result.Plan.Role
+	out.Output, out.Role = data.Output, data.Result.Plan.Role
 	return out, nil
 }
 

@@ -1,4 +1,4 @@
-package controllers
+package bootstrapdata
 
 import (
 	"bytes"
@@ -159,20 +159,5 @@ func TestListReaderErrors(t *testing.T) {
 	err := r.Get(context.Background(), client.ObjectKey{Namespace: "a", Name: "p"}, &clusterv1.MachinePool{})
 	if !apierrors.IsNotFound(err) {
 		t.Fatalf("a kind the server does not serve: %v, want NotFound", err)
-	}
-}
-
-func TestReadOnlyClientRefusesWrites(t *testing.T) {
-	c := readOnlyClient{}
-	ctx := context.Background()
-	s := testSecret("a", "x", nil)
-	for name, err := range map[string]error{
-		"create": c.Create(ctx, s), "update": c.Update(ctx, s), "delete": c.Delete(ctx, s),
-		"patch": c.Patch(ctx, s, client.MergeFrom(s)), "deleteAllOf": c.DeleteAllOf(ctx, s),
-		"status": c.Status().Update(ctx, s), "subresource": c.SubResource("status").Patch(ctx, s, client.MergeFrom(s)),
-	} {
-		if !errors.Is(err, ErrReadOnly) {
-			t.Errorf("%s: %v, want ErrReadOnly", name, err)
-		}
 	}
 }

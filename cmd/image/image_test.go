@@ -20,7 +20,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/google/go-containerregistry/pkg/v1/validate"
 
-	"github.com/nodeboot/nodeboot/internal/testenv"
+	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
 // snapshot copies the repository as it is now (tracked and untracked files
@@ -224,7 +224,7 @@ func TestImage(t *testing.T) {
 }
 
 // TestDockerfile: the Dockerfile for people with a container engine builds
-// what hack/image builds: a static binary at /manager, run as 65532.
+// what cmd/image builds: a static binary at /manager, run as 65532.
 func TestDockerfile(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(testenv.ModuleRoot(), "Dockerfile"))
 	if err != nil {

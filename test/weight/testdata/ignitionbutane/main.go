@@ -1,0 +1,33 @@
+// Command ignitionbutane is the program of a provider that also takes
+// Butane additional config: the ignition consumer plus a blank import of
+// ignition/butane, with a Butane or Ignition JSON additional config read from
+// its argument. TestConsumerWeight measures what opting into Butane costs
+// and checks that only the Butane variants ignition accepts are linked.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	_ "github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/ignition/butane"
+	"github.com/nodeboot/nodeboot/provisioning"
+)
+
+func main() {
+	p, err := provisioning.Get("ignition")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	opts := provisioning.Options{Version: "3.4.0"}
+	if len(os.Args) > 1 {
+		opts.AdditionalConfig = []byte(os.Args[1])
+	}
+	out, err := p.Render(&provisioning.Plan{}, opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(len(out.Data))
+}
