@@ -3,7 +3,9 @@
 // post-bootstrap step that applies them, on the init control-plane node only.
 //
 // The node does the work so that no controller needs to reach the workload
-// cluster at creation time: the step (apply.sh, embedded) fetches URL sources,
+// cluster at creation time: the step (apply.sh, embedded) fetches URL sources
+// (its fetch step, fetchstep.go; for manifests the manager moved out of the
+// data, from the fetch endpoint of controllers/addons, fetchendpoint.go),
 // verifies every file's sha256 before applying any, waits a bounded time for
 // the API server, applies with server-side apply under the field manager
 // "nodeboot" and records what it did in ConfigMap kube-system/nodeboot-addons.

@@ -99,30 +99,14 @@ func Contribute(plan *provisioning.Plan, list []Addon, opts Options) error {
 	}
 	for _, a := range sorted {
 		name := fmt.Sprintf("%03d-%s.yaml", a.Order, a.Name)
-		url, ca, cred := "-", "", ""
+		url, extra := "-", ""
 		if a.URL != "" {
-			url = a.URL
-			if len(a.CABundle) > 0 {
-				ca = "ca-" + Digest(a.CABundle)[:16] + ".pem"
-				once(ca, string(a.CABundle))
-			}
-			if a.Credential != "" {
-				cred = "token-" + Digest([]byte(a.Credential))[:16]
-				once(cred, a.Credential)
-			}
+			url, extra = fetchColumns(a, once)
 		} else {
 			files = append(files, provisioning.File{
 				Path: path.Join(opts.Dir, name), Owner: "root:root", Permissions: "0600",
 				Content: string(a.Manifest), Origin: a.Origin,
 			})
-		}
-		// The optional columns: the CA bundle's file ("-" for none when a
-		// credential follows), the credential's file.
-		extra := ""
-		if cred != "" {
-			extra = "\t" + cmp.Or(ca, "-") + "\t" + cred
-		} else if ca != "" {
-			extra = "\t" + ca
 		}
 		fmt.Fprintf(&index, "%s\t%s\t%s\t%s\t%s%s\n", a.Name, cmp.Or(a.Version, "-"), a.digest(), name, url, extra)
 	}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nodeboot/nodeboot/controllers/report"
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
@@ -94,7 +94,7 @@ func TestReportExtension(t *testing.T) {
 	if len(exts) != 2 {
 		t.Fatalf("reporting on: %d extensions, want the reporter and the add-ons", len(exts))
 	}
-	ext, ok := exts[0].(*report.Extension)
+	ext, ok := exts[0].(*nodereportctrl.Extension)
 	if !ok || ext.URL != "https://nodeboot.example" || !bytes.Equal(ext.CABundle, ca) {
 		t.Fatalf("first extension is %T %+v, want the reporter with the flag's URL and the CA", exts[0], exts[0])
 	}

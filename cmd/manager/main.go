@@ -49,7 +49,7 @@ import (
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	"github.com/nodeboot/nodeboot/controllers/nodeauth"
-	"github.com/nodeboot/nodeboot/controllers/report"
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	_ "github.com/nodeboot/nodeboot/ignition"
 	// Butane additional config for the native Ignition dialects.
 	_ "github.com/nodeboot/nodeboot/ignition/butane"
@@ -302,12 +302,12 @@ func addNodeEndpoints(mgr ctrl.Manager, o *options) error {
 		}
 	}
 	if o.reportURL != "" {
-		idx := index(report.NewCredentialIndex(mgr.GetCache()))
-		h := &report.Handler{Credentials: idx, Reader: mgr.GetAPIReader(), Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor(controllerName)}
+		idx := index(nodereportctrl.NewCredentialIndex(mgr.GetCache()))
+		h := &nodereportctrl.Handler{Credentials: idx, Reader: mgr.GetAPIReader(), Client: mgr.GetClient(), Recorder: mgr.GetEventRecorderFor(controllerName)}
 		if err := mgr.Add(idx); err != nil {
 			return fmt.Errorf("add the bootstrap report credential index: %w", err)
 		}
-		if err := mgr.Add(&report.Server{Addr: o.reportAddr, CertDir: o.reportCertDir, Handler: h}); err != nil {
+		if err := mgr.Add(&nodereportctrl.Server{Addr: o.reportAddr, CertDir: o.reportCertDir, Handler: h}); err != nil {
 			return fmt.Errorf("add the bootstrap report server: %w", err)
 		}
 	}

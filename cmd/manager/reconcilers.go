@@ -16,7 +16,7 @@ import (
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
-	"github.com/nodeboot/nodeboot/controllers/report"
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 )
 
 // Defaults of the add-on flags: EC2's 16 KiB raw user-data limit, and gzip
@@ -83,7 +83,7 @@ func newReconcilers(c clients, o *options) reconcilers {
 	// the fetch fallback is taken when they are what tips the data over.
 	var exts []controllers.Extension
 	if o.reportURL != "" {
-		exts = append(exts, &report.Extension{URL: o.reportURL, CABundle: o.reportCA})
+		exts = append(exts, &nodereportctrl.Extension{URL: o.reportURL, CABundle: o.reportCA})
 	}
 	exts = append(exts, ext)
 	return reconcilers{

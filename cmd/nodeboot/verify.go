@@ -31,7 +31,7 @@ import (
 	"github.com/nodeboot/nodeboot/bootstrap"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
-	"github.com/nodeboot/nodeboot/controllers/report"
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	"github.com/nodeboot/nodeboot/internal/cabpkversion"
 	"github.com/nodeboot/nodeboot/internal/tlsserve"
 	"github.com/nodeboot/nodeboot/provisioning"
@@ -337,7 +337,7 @@ func verifyCluster(ctx context.Context, cfg *rest.Config, ns string, f verifyFla
 	}
 	rb := &bootstrapdata.Rebuilder{Reader: reader, Strict: f.strict}
 	if f.reportURL != "" {
-		rb.Reporter = &report.Extension{URL: f.reportURL, CABundle: f.reportCA, Stored: reader}
+		rb.Reporter = &nodereportctrl.Extension{URL: f.reportURL, CABundle: f.reportCA, Stored: reader}
 	}
 	// The fetch fallback reuses each config's stored token; its Reader
 	// must be the snapshot too, never a client that could write.

@@ -16,4 +16,10 @@
 //
 // Resolution (which add-ons a Cluster gets, and what they contain) is shared by
 // both through Resolver, so the digest in status is the digest the node checks.
+//
+// Over the size budget, the fetch fallback (fetch.go) moves an init node's
+// manifests out of its data, and the fetch endpoint (fetchendpoint.go:
+// FetchHandler, FetchServer) serves them to the node's fetch step, the
+// other half of the pair, in package addons (addons/fetchstep.go and
+// apply.sh's fetch).
 package addons

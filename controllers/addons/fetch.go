@@ -27,15 +27,17 @@ import (
 
 // FetchOptions enable the size fallback: when an init node's bootstrap data
 // with its add-ons inline would exceed the budget, the manifests leave the
-// data and the node fetches them from the manager's fetch endpoint right
-// after kubeadm init, each pinned by its sha256 (apply.sh verifies every one
-// before applying any) and with a credential valid for that KubeadmConfig
-// only. The first boot stays verified; what it needs beyond the data is the
-// management cluster being reachable, which is why it is a fallback.
+// data and the node's fetch step (package addons) gets them from the
+// manager's fetch endpoint (fetchendpoint.go) right after kubeadm init,
+// each pinned by its sha256 (apply.sh verifies every one before applying
+// any) and with a credential valid for that KubeadmConfig only. The first
+// boot stays verified; what it needs beyond the data is the management
+// cluster being reachable, which is why it is a fallback.
 type FetchOptions struct {
-	// URL is where nodes reach the fetch endpoint (FetchServer): an https
-	// URL without query, e.g. a LoadBalancer or Ingress in front of the
-	// manager's --addons-fetch-bind-address. Empty disables the fallback.
+	// URL is where the nodes' fetch step reaches the fetch endpoint
+	// (FetchServer, fetchendpoint.go): an https URL without query, e.g. a
+	// LoadBalancer or Ingress in front of the manager's
+	// --addons-fetch-bind-address. Empty disables the fallback.
 	URL string
 	// CABundle is the PEM CA nodes trust for URL instead of their system's;
 	// empty trusts the system (an Ingress with a public certificate).

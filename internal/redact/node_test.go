@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/internal/redact"
-	"github.com/nodeboot/nodeboot/reporter"
+	"github.com/nodeboot/nodeboot/nodereport"
 )
 
 // nodeShell is a shell and the tools redact() runs, as a node may have
@@ -61,7 +61,7 @@ func lookPath(t *testing.T, name string) string {
 // get it.
 func redactFunction(t *testing.T) string {
 	t.Helper()
-	s := reporter.Script()
+	s := nodereport.Script()
 	start := strings.Index(s, "\nredact() {\n")
 	if start < 0 {
 		t.Fatal("the reporter script defines no redact()")

@@ -39,7 +39,7 @@ type Limits struct {
 // DefaultLimits fit a node's traffic (one connection at a time, a handful
 // of reports or fetches, retries seconds apart) with room for nodes that
 // share an address, and keep 10,000 slow or forged clients from harming
-// them (BenchmarkStrangers in controllers/report): about 60 KiB a
+// them (BenchmarkStrangers in controllers/nodereport): about 60 KiB a
 // connection, so MaxConns is at most about 64 MiB of buffers.
 var DefaultLimits = Limits{
 	MaxConns:          1024,

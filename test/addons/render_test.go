@@ -26,7 +26,7 @@ import (
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
-	"github.com/nodeboot/nodeboot/controllers/report"
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	_ "github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/test/testenv"
@@ -84,7 +84,7 @@ func build(t testing.TB, in *bootstrap.Input, opts addonsctrl.ExtensionOptions, 
 // buildWith is build with the bootstrap reporter's Extension ahead of the
 // add-ons' when rep is set, in cmd/manager's order: the add-on budget then
 // counts the reporter's bytes.
-func buildWith(t testing.TB, in *bootstrap.Input, rep *report.Extension, opts addonsctrl.ExtensionOptions, objs ...client.Object) *bootstrap.Result {
+func buildWith(t testing.TB, in *bootstrap.Input, rep *nodereportctrl.Extension, opts addonsctrl.ExtensionOptions, objs ...client.Object) *bootstrap.Result {
 	t.Helper()
 	ctx := context.Background()
 	c := fake.NewClientBuilder().WithScheme(scheme(t)).WithObjects(objs...).Build()

@@ -14,7 +14,7 @@ import (
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
-	"github.com/nodeboot/nodeboot/controllers/report"
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
@@ -129,7 +129,7 @@ func TestSizeBudget(t *testing.T) {
 	opts := addonsctrl.ExtensionOptions{Compress: true, MaxBytes: ec2UserDataLimit, Fetch: fetchOptions(t)}
 	// The reporter as cmd/manager adds it with --bootstrap-report-url, its
 	// endpoint's CA an ECDSA P-256 one like config/report's Certificate.
-	rep := &report.Extension{URL: "https://nodeboot-report.example:9445", CABundle: testenv.TestCABundle(t)}
+	rep := &nodereportctrl.Extension{URL: "https://nodeboot-report.example:9445", CABundle: testenv.TestCABundle(t)}
 	costs := map[string][]int{}
 	fellBack := 0
 	for _, dir := range testenv.Vectors(t, "") {

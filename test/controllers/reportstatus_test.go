@@ -22,7 +22,7 @@ import (
 
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/controllers"
-	"github.com/nodeboot/nodeboot/controllers/report"
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
@@ -57,7 +57,7 @@ func directReconciler(t testing.TB, w client.Client) *controllers.Reconciler {
 	return &controllers.Reconciler{
 		Client: w, SecretCachingClient: k8s, APIReader: k8s, ClusterCache: workloadIsEnvtest{},
 		InitLock: locking.NewControlPlaneInitMutex(k8s), TokenTTL: controllers.DefaultTokenTTL,
-		Extensions: []controllers.Extension{&report.Extension{URL: "https://127.0.0.1:1", CABundle: testenv.TestCABundle(t)}},
+		Extensions: []controllers.Extension{&nodereportctrl.Extension{URL: "https://127.0.0.1:1", CABundle: testenv.TestCABundle(t)}},
 	}
 }
 
@@ -70,28 +70,28 @@ func reconcileConfig(t testing.TB, r *controllers.Reconciler, ns, name string) {
 
 // credential is the config's current report credential, which h's index
 // learns.
-func credential(ctx context.Context, h *report.Handler, ns, name string) (string, error) {
+func credential(ctx context.Context, h *nodereportctrl.Handler, ns, name string) (string, error) {
 	s := &corev1.Secret{}
-	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: report.CredentialSecretName(name)}, s); err != nil {
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: nodereportctrl.CredentialSecretName(name)}, s); err != nil {
 		return "", err
 	}
 	h.Credentials.Add(s)
-	return string(s.Data[report.CredentialKey]), nil
+	return string(s.Data[nodereportctrl.CredentialKey]), nil
 }
 
 // newHandler is the report handler as cmd/manager runs it, writing
 // through w. Its credential index is filled by credential (below) rather
 // than by its informer: these tests are about status writes.
-func newHandler(t testing.TB, w client.Client) *report.Handler {
+func newHandler(t testing.TB, w client.Client) *nodereportctrl.Handler {
 	t.Helper()
-	idx := report.NewCredentialIndex(k8s)
+	idx := nodereportctrl.NewCredentialIndex(k8s)
 	idx.MarkSynced()
-	return &report.Handler{Reader: k8s, Client: w, Credentials: idx}
+	return &nodereportctrl.Handler{Reader: k8s, Client: w, Credentials: idx}
 }
 
 // postReport sends one report to h as a node would.
 func postReport(h http.Handler, ns, name, token, body string) int {
-	req := httptest.NewRequest(http.MethodPost, report.Path+ns+"/"+name, strings.NewReader(body))
+	req := httptest.NewRequest(http.MethodPost, nodereportctrl.Path+ns+"/"+name, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
@@ -147,8 +147,8 @@ func TestReportDuringReconcileIsKept(t *testing.T) {
 		t.Fatalf("the report during the reconcile got %d, want 202", code)
 	}
 	for i := range 3 {
-		c := condition(t, ns, "w", report.NodeBootstrappedCondition)
-		if c == nil || c.Reason != report.FailedReason || !strings.HasPrefix(c.Message, "kubeadm exited 3") {
+		c := condition(t, ns, "w", nodereportctrl.NodeBootstrappedCondition)
+		if c == nil || c.Reason != nodereportctrl.FailedReason || !strings.HasPrefix(c.Message, "kubeadm exited 3") {
 			t.Fatalf("after reconcile %d: NodeBootstrapped %+v, want the node's failure", i+1, c)
 		}
 		if ready := condition(t, ns, "w", bootstrapv1.KubeadmConfigReadyCondition); ready == nil || ready.Status != metav1.ConditionFalse ||
@@ -171,7 +171,7 @@ func TestReconcileDuringReportIsKept(t *testing.T) {
 	createMachine(t, ns, "w", worker, testSpec(worker, true))
 	r := directReconciler(t, k8s)
 	reconcileConfig(t, r, ns, "w")
-	if c := condition(t, ns, "w", report.NodeBootstrappedCondition); c == nil || c.Reason != report.PendingReason {
+	if c := condition(t, ns, "w", nodereportctrl.NodeBootstrappedCondition); c == nil || c.Reason != nodereportctrl.PendingReason {
 		t.Fatalf("NodeBootstrapped %+v after the data, want Pending", c)
 	}
 	ctx := context.Background()
@@ -203,7 +203,7 @@ func TestReconcileDuringReportIsKept(t *testing.T) {
 	if c := condition(t, ns, "w", clusterv1.PausedCondition); c == nil || c.Status != metav1.ConditionTrue {
 		t.Errorf("Paused %+v after the report, want the reconciler's True", c)
 	}
-	if c := condition(t, ns, "w", report.NodeBootstrappedCondition); c == nil || c.Reason != report.RunningReason {
+	if c := condition(t, ns, "w", nodereportctrl.NodeBootstrappedCondition); c == nil || c.Reason != nodereportctrl.RunningReason {
 		t.Errorf("NodeBootstrapped %+v, want the node's Running", c)
 	}
 }
@@ -250,7 +250,7 @@ func TestMachinePoolReportsPerInstance(t *testing.T) {
 	}
 	wantCondition := func(reason, message string) {
 		t.Helper()
-		c := condition(t, ns, "pool", report.NodeBootstrappedCondition)
+		c := condition(t, ns, "pool", nodereportctrl.NodeBootstrappedCondition)
 		if c == nil || c.Reason != reason || c.Message != message {
 			t.Fatalf("NodeBootstrapped %+v, want %s %q", c, reason, message)
 		}
@@ -258,13 +258,13 @@ func TestMachinePoolReportsPerInstance(t *testing.T) {
 	const failure = "pool-c: kubeadm exited 3: error execution phase preflight: connection refused"
 	send(token, "pool-a", `{"phase":"started"}`, http.StatusAccepted)
 	send(token, "pool-b", `{"phase":"started"}`, http.StatusAccepted)
-	wantCondition(report.RunningReason, "0/2 succeeded, 2 running")
+	wantCondition(nodereportctrl.RunningReason, "0/2 succeeded, 2 running")
 	send(token, "pool-a", `{"phase":"succeeded"}`, http.StatusAccepted)
 	send(token, "pool-b", `{"phase":"succeeded"}`, http.StatusAccepted)
-	wantCondition(report.SucceededReason, "2/2 succeeded")
+	wantCondition(nodereportctrl.SucceededReason, "2/2 succeeded")
 	send(token, "pool-c", `{"phase":"started"}`, http.StatusAccepted)
 	send(token, "pool-c", failedKubeadm, http.StatusAccepted)
-	wantCondition(report.FailedReason, "2/3 succeeded, 1 failed: "+failure)
+	wantCondition(nodereportctrl.FailedReason, "2/3 succeeded, 1 failed: "+failure)
 	if ready := condition(t, ns, "pool", bootstrapv1.KubeadmConfigReadyCondition); ready == nil || ready.Status != metav1.ConditionFalse {
 		t.Errorf("Ready %+v, want False while an instance failed", ready)
 	}
@@ -276,7 +276,7 @@ func TestMachinePoolReportsPerInstance(t *testing.T) {
 		t.Errorf("a pool's report without a node name got %d, want 400", code)
 	}
 	before := instanceResults(t, ns, "pool")
-	if len(before) != 3 || before["pool-a"].Result != report.SucceededReason || before["pool-c"].Result != report.FailedReason {
+	if len(before) != 3 || before["pool-a"].Result != nodereportctrl.SucceededReason || before["pool-c"].Result != nodereportctrl.FailedReason {
 		t.Fatalf("instances %+v, want pool-a, pool-b Succeeded and pool-c Failed", before)
 	}
 
@@ -303,15 +303,15 @@ func TestMachinePoolReportsPerInstance(t *testing.T) {
 	if err != nil || rotated == token {
 		t.Fatalf("no new credential after the rotation (%v)", err)
 	}
-	wantCondition(report.FailedReason, "2/3 succeeded, 1 failed: "+failure)
+	wantCondition(nodereportctrl.FailedReason, "2/3 succeeded, 1 failed: "+failure)
 	if after := instanceResults(t, ns, "pool"); len(after) != 3 || after["pool-a"] != before["pool-a"] || after["pool-c"] != before["pool-c"] {
 		t.Errorf("instances after the rotation %+v, want %+v", after, before)
 	}
 	send(token, "pool-d", `{"phase":"started"}`, http.StatusUnauthorized)
 	send(rotated, "pool-d", `{"phase":"started"}`, http.StatusAccepted)
-	wantCondition(report.FailedReason, "2/4 succeeded, 1 failed, 1 running: "+failure)
+	wantCondition(nodereportctrl.FailedReason, "2/4 succeeded, 1 failed, 1 running: "+failure)
 	send(rotated, "pool-d", `{"phase":"succeeded"}`, http.StatusAccepted)
-	wantCondition(report.FailedReason, "3/4 succeeded, 1 failed: "+failure)
+	wantCondition(nodereportctrl.FailedReason, "3/4 succeeded, 1 failed: "+failure)
 	reconcileConfig(t, r, ns, "pool")
-	wantCondition(report.FailedReason, "3/4 succeeded, 1 failed: "+failure)
+	wantCondition(nodereportctrl.FailedReason, "3/4 succeeded, 1 failed: "+failure)
 }

@@ -12,7 +12,7 @@ import (
 
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
-	"github.com/nodeboot/nodeboot/controllers/report"
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
@@ -33,7 +33,7 @@ func TestTooLargeSettles(t *testing.T) {
 		create(t, a)
 	}
 	opts := managerAddonOptions
-	rep := &report.Extension{URL: "https://127.0.0.1:1", CABundle: testenv.TestCABundle(t)}
+	rep := &nodereportctrl.Extension{URL: "https://127.0.0.1:1", CABundle: testenv.TestCABundle(t)}
 	startManager(t, managerOptions{provider: nodeboot, addons: &opts, namespaces: []string{ns}, extensions: []controllersExtension{rep}})
 	createIgnitionInit(t, ns)
 

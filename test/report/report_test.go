@@ -21,8 +21,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/nodeboot/nodeboot/bootstrap"
-	"github.com/nodeboot/nodeboot/controllers/report"
-	"github.com/nodeboot/nodeboot/reporter"
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
+	"github.com/nodeboot/nodeboot/nodereport"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
@@ -145,13 +145,13 @@ func TestBootstrapReport(t *testing.T) {
 			if err := e.k8s.Get(ctx, client.ObjectKey{Namespace: n.ns, Name: "cp-0"}, kc); err != nil {
 				return false
 			}
-			cond = conditions.Get(kc, report.NodeBootstrappedCondition)
+			cond = conditions.Get(kc, nodereportctrl.NodeBootstrappedCondition)
 			ready = conditions.Get(kc, bootstrapv1.KubeadmConfigReadyCondition)
-			return cond != nil && cond.Reason != report.RunningReason && cond.Reason != report.PendingReason
+			return cond != nil && cond.Reason != nodereportctrl.RunningReason && cond.Reason != nodereportctrl.PendingReason
 		})
 		t.Logf("%s: NodeBootstrapped %s %s: %s", n.name, cond.Status, cond.Reason, cond.Message)
 		if !n.fail {
-			if cond.Status != metav1.ConditionTrue || cond.Reason != report.SucceededReason {
+			if cond.Status != metav1.ConditionTrue || cond.Reason != nodereportctrl.SucceededReason {
 				t.Errorf("%s: %s %s %q, want Succeeded", n.name, cond.Status, cond.Reason, cond.Message)
 			}
 			if ready == nil || ready.Status != metav1.ConditionTrue {
@@ -159,7 +159,7 @@ func TestBootstrapReport(t *testing.T) {
 			}
 			continue
 		}
-		if cond.Status != metav1.ConditionFalse || cond.Reason != report.FailedReason || cond.Message != "kubeadm exited 3: error execution phase preflight: connection refused" {
+		if cond.Status != metav1.ConditionFalse || cond.Reason != nodereportctrl.FailedReason || cond.Message != "kubeadm exited 3: error execution phase preflight: connection refused" {
 			t.Errorf("%s: %s %s %q, want Failed naming kubeadm, exit 3 and its last line", n.name, cond.Status, cond.Reason, cond.Message)
 		}
 		if ready == nil || ready.Status != metav1.ConditionFalse || !strings.Contains(ready.Message, "NodeBootstrapped: kubeadm exited 3") {
@@ -193,7 +193,7 @@ func TestBootstrapReport(t *testing.T) {
 // checkSpool: what the node spooled is started, then the outcome, redacted.
 func checkSpool(t *testing.T, n *node) {
 	t.Helper()
-	spool, _ := os.ReadDir(filepath.Join(n.root, reporter.SpoolDir))
+	spool, _ := os.ReadDir(filepath.Join(n.root, nodereport.SpoolDir))
 	var names []string
 	for _, s := range spool {
 		names = append(names, s.Name())
@@ -208,8 +208,8 @@ func checkSpool(t *testing.T, n *node) {
 	if !n.fail {
 		return
 	}
-	raw, _ := os.ReadFile(filepath.Join(n.root, reporter.SpoolDir, "2-failed.json"))
-	var r report.Report
+	raw, _ := os.ReadFile(filepath.Join(n.root, nodereport.SpoolDir, "2-failed.json"))
+	var r nodereportctrl.Report
 	if err := json.Unmarshal(raw, &r); err != nil || r.Step != "kubeadm" || r.ExitCode == nil || *r.ExitCode != 3 {
 		t.Fatalf("%s: spooled failure %s", n.name, raw)
 	}
@@ -221,7 +221,7 @@ func checkSpool(t *testing.T, n *node) {
 // flush is the operator's flush, from the host, which reaches the endpoint.
 func flush(t *testing.T, n *node) {
 	t.Helper()
-	cmd := exec.Command("/bin/sh", filepath.Join(n.root, reporter.ScriptPath), "flush")
+	cmd := exec.Command("/bin/sh", filepath.Join(n.root, nodereport.ScriptPath), "flush")
 	cmd.Env = append(os.Environ(), "NODEBOOT_REPORT_ROOT="+n.root)
 	out, err := cmd.CombinedOutput()
 	n.out += "\n== flush\n" + string(out)
@@ -356,8 +356,8 @@ func scanSecrets(t *testing.T, e *env, nodes []*node) {
 		}
 		for _, s := range list.Items {
 			switch {
-			case s.Type == report.CredentialSecretType:
-				secrets = append(secrets, string(s.Data[report.CredentialKey]))
+			case s.Type == nodereportctrl.CredentialSecretType:
+				secrets = append(secrets, string(s.Data[nodereportctrl.CredentialKey]))
 			case len(s.Data["tls.key"]) > 0:
 				for _, line := range strings.Split(string(s.Data["tls.key"]), "\n") {
 					if len(line) >= 32 && !strings.HasPrefix(line, "-----") {

@@ -31,7 +31,7 @@ import (
 
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
-	"github.com/nodeboot/nodeboot/controllers/report"
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	_ "github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
@@ -117,21 +117,21 @@ func (e *env) startManager(t *testing.T) {
 	}
 	err = (&controllers.Reconciler{
 		Client: mgr.GetClient(), SecretCachingClient: secretCachingClient, APIReader: mgr.GetAPIReader(), ClusterCache: cc,
-		Extensions: []controllers.Extension{&report.Extension{URL: "https://" + e.addr, CABundle: ca}},
+		Extensions: []controllers.Extension{&nodereportctrl.Extension{URL: "https://" + e.addr, CABundle: ca}},
 	}).SetupWithManager(ctx, mgr, controller.Options{MaxConcurrentReconciles: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// As cmd/manager wires it: a credential index of its own, configs from
 	// the manager's cache.
-	idx := report.NewCredentialIndex(mgr.GetCache())
+	idx := nodereportctrl.NewCredentialIndex(mgr.GetCache())
 	idx.RESTConfig, idx.Scheme = mgr.GetConfig(), mgr.GetScheme()
 	if err := mgr.Add(idx); err != nil {
 		t.Fatal(err)
 	}
-	handler := &report.Handler{Credentials: idx, Reader: mgr.GetAPIReader(), Client: mgr.GetClient(),
+	handler := &nodereportctrl.Handler{Credentials: idx, Reader: mgr.GetAPIReader(), Client: mgr.GetClient(),
 		Recorder: mgr.GetEventRecorderFor("nodeboot-report")} //nolint:staticcheck // the handler takes the core/v1 recorder.
-	if err := mgr.Add(&report.Server{Addr: e.addr, CertDir: certDir, Handler: handler}); err != nil {
+	if err := mgr.Add(&nodereportctrl.Server{Addr: e.addr, CertDir: certDir, Handler: handler}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

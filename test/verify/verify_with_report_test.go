@@ -25,7 +25,7 @@ import (
 
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
-	"github.com/nodeboot/nodeboot/controllers/report"
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	_ "github.com/nodeboot/nodeboot/ignition"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
@@ -51,7 +51,7 @@ func TestVerifyWithReporting(t *testing.T) {
 	if err := os.WriteFile(caFile, ca, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	startNodeboot(t, &report.Extension{URL: reportURL, CABundle: ca})
+	startNodeboot(t, &nodereportctrl.Extension{URL: reportURL, CABundle: ca})
 
 	ctx := context.Background()
 	ns := newNamespace(t, "report")
@@ -103,7 +103,7 @@ func TestVerifyWithReporting(t *testing.T) {
 	}
 	for _, cfg := range list.Items {
 		s := &corev1.Secret{}
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: report.CredentialSecretName(cfg.Name)}, s); err != nil {
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: nodereportctrl.CredentialSecretName(cfg.Name)}, s); err != nil {
 			t.Fatalf("KubeadmConfig %s has no report credential: %v", cfg.Name, err)
 		}
 	}
@@ -138,11 +138,11 @@ func TestVerifyWithReporting(t *testing.T) {
 
 	t.Run("credential changed", func(t *testing.T) {
 		s := &corev1.Secret{}
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: report.CredentialSecretName("m-001")}, s); err != nil {
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: nodereportctrl.CredentialSecretName("m-001")}, s); err != nil {
 			t.Fatal(err)
 		}
-		old := string(s.Data[report.CredentialKey])
-		s.Data[report.CredentialKey] = []byte(strings.Repeat("A", 43))
+		old := string(s.Data[nodereportctrl.CredentialKey])
+		s.Data[nodereportctrl.CredentialKey] = []byte(strings.Repeat("A", 43))
 		if err := k8s.Update(ctx, s); err != nil {
 			t.Fatal(err)
 		}
