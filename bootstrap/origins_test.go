@@ -13,6 +13,8 @@ import (
 
 	_ "github.com/nodeboot/nodeboot/cloudinit" // registers "cloud-config"
 	_ "github.com/nodeboot/nodeboot/ignition"  // registers "ignition"
+	_ "github.com/nodeboot/nodeboot/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 )
 
 // TestProblemsNameSpecFields: the Plan carries its spec origins, so the

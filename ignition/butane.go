@@ -8,7 +8,8 @@ import (
 
 // ButaneTranslator translates a Butane config into the Ignition JSON of the
 // spec version its Butane version names, with Butane's report, as Butane's
-// config.TranslateBytes does. The native dialects call it for additional
+// config.TranslateBytes does. The native dialect (package ignition/v3)
+// calls it, through RegisteredButane, for additional
 // config that is Butane (YAML with variant and version keys), after refusing
 // variants and versions nodeboot does not accept, and parse what it returns
 // as Ignition JSON.
@@ -45,8 +46,9 @@ func RegisterButane(t ButaneTranslator) {
 	butaneTranslate = t
 }
 
-// registeredButane returns the registered translator, or nil.
-func registeredButane() ButaneTranslator {
+// RegisteredButane returns the registered translator, or nil. The native
+// dialect (package ignition/v3) calls it for Butane additional config.
+func RegisteredButane() ButaneTranslator {
 	butaneMu.RLock()
 	defer butaneMu.RUnlock()
 	return butaneTranslate

@@ -2,6 +2,8 @@ package ignition
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/nodeboot/nodeboot/provisioning"
 )
@@ -9,9 +11,10 @@ import (
 // Format is the name of this provisioner's output, as CABPK stores it.
 const Format = "ignition"
 
-// Versions lists the Options.Version values this provisioner renders:
-// VersionCABPK is CABPK's Ignition 2.3, the others native Ignition v3 spec
-// versions. "" (the zero Options) is DefaultVersion.
+// Versions lists the Options.Version values this provisioner renders when
+// both dialect packages are linked: VersionCABPK is CABPK's Ignition 2.3
+// (package ignition/legacy), the others native Ignition v3 spec versions
+// (package ignition/v3). "" (the zero Options) is DefaultVersion.
 var Versions = []string{VersionCABPK, "3.3.0", "3.4.0", "3.5.0"}
 
 // VersionCABPK selects CABPK's dialect, Ignition 2.3 through a Container
@@ -22,7 +25,48 @@ const VersionCABPK = provisioning.VersionCABPK
 // what Flatcar (since Ignition 2.15) and Fedora CoreOS both accept.
 const DefaultVersion = "3.4.0"
 
-// Renderer is the Ignition Provisioner.
+// Dialect renders a Plan in one Options.Version. The Renderer handles a nil
+// Plan, resolves "" to DefaultVersion and applies Options.Strict to what a
+// Dialect returns, so a Dialect does neither.
+type Dialect interface {
+	// Check returns the Plan's problems in this dialect without rendering.
+	Check(p *provisioning.Plan, opts provisioning.Options) provisioning.Problems
+	// Render renders the Plan, with its warnings in the Output.
+	Render(p *provisioning.Plan, opts provisioning.Options) (*provisioning.Output, error)
+}
+
+var (
+	dialectsMu sync.RWMutex
+	dialects   = map[string]Dialect{}
+)
+
+// RegisterDialect makes the Renderer render version with d. The dialect
+// packages call it from their init, so a program renders a dialect by
+// importing its package, usually for its side effect alone:
+//
+//	import (
+//		_ "github.com/nodeboot/nodeboot/ignition/legacy" // "cabpk"
+//		_ "github.com/nodeboot/nodeboot/ignition/v3"     // "3.3.0" to "3.5.0"
+//	)
+//
+// A version nobody registered is refused with ErrUnknownVersion at
+// Options.VersionPath(). Registering a version twice, an empty version or a
+// nil Dialect panics, as provisioning.Register does: it is a programming
+// error caught at init time.
+func RegisterDialect(version string, d Dialect) {
+	dialectsMu.Lock()
+	defer dialectsMu.Unlock()
+	if version == "" || d == nil {
+		panic(fmt.Sprintf("ignition: RegisterDialect(%q) with an empty version or a nil Dialect", version))
+	}
+	if _, dup := dialects[version]; dup {
+		panic(fmt.Sprintf("ignition: dialect %q registered twice", version))
+	}
+	dialects[version] = d
+}
+
+// Renderer is the Ignition Provisioner. It dispatches on Options.Version to
+// the registered dialects.
 type Renderer struct{}
 
 var _ provisioning.Provisioner = (*Renderer)(nil)
@@ -37,17 +81,13 @@ func (*Renderer) Check(p *provisioning.Plan, opts provisioning.Options) provisio
 	if p == nil {
 		return p.Validate()
 	}
-	if opts.Version == VersionCABPK {
-		return checkLegacy(p, opts).Strict(opts)
-	}
 	d, err := dialectFor(opts.Version)
 	if err != nil {
 		ps := p.Validate()
 		ps.AddError(opts.VersionPath(), err)
 		return ps
 	}
-	ps, _ := checkV3(p, opts, d)
-	return ps.Strict(opts)
+	return d.Check(p, opts).Strict(opts)
 }
 
 // Render implements provisioning.Provisioner.
@@ -55,19 +95,13 @@ func (*Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*provi
 	if p == nil {
 		return nil, p.Validate().Err()
 	}
-	var out *provisioning.Output
-	var err error
-	if opts.Version == VersionCABPK {
-		out, err = renderLegacy(p, opts)
-	} else {
-		d, derr := dialectFor(opts.Version)
-		if derr != nil {
-			var ps provisioning.Problems
-			ps.AddError(opts.VersionPath(), derr)
-			return nil, ps
-		}
-		out, err = renderV3(p, opts, d)
+	d, err := dialectFor(opts.Version)
+	if err != nil {
+		var ps provisioning.Problems
+		ps.AddError(opts.VersionPath(), err)
+		return nil, ps
 	}
+	out, err := d.Render(p, opts)
 	if err == nil && opts.Strict && len(out.Warnings) > 0 {
 		// Both dialects find their warnings while rendering; under
 		// Strict they are the errors.
@@ -76,14 +110,23 @@ func (*Renderer) Render(p *provisioning.Plan, opts provisioning.Options) (*provi
 	return out, err
 }
 
-func dialectFor(version string) (*dialect, error) {
+func dialectFor(version string) (Dialect, error) {
 	if version == "" {
 		version = DefaultVersion
 	}
-	for i := range dialects {
-		if dialects[i].version == version {
-			return &dialects[i], nil
-		}
+	dialectsMu.RLock()
+	d, ok := dialects[version]
+	dialectsMu.RUnlock()
+	if ok {
+		return d, nil
 	}
-	return nil, fmt.Errorf("%w %q: the %s provisioner renders %q (CABPK's Ignition 2.3), 3.3.0, 3.4.0 and 3.5.0 (%q is %s)", ErrUnknownVersion, version, Format, VersionCABPK, "", DefaultVersion)
+	err := fmt.Errorf("%w %q: the %s provisioner renders %q (CABPK's Ignition 2.3), 3.3.0, 3.4.0 and 3.5.0 (%q is %s)", ErrUnknownVersion, version, Format, VersionCABPK, "", DefaultVersion)
+	if slices.Contains(Versions, version) {
+		pkg := "ignition/v3"
+		if version == VersionCABPK {
+			pkg = "ignition/legacy"
+		}
+		err = fmt.Errorf("%w; this program does not link that dialect (import package github.com/nodeboot/nodeboot/%s)", err, pkg)
+	}
+	return nil, err
 }

@@ -35,9 +35,9 @@ const (
 	senderUnit    = "nodeboot-report.service"
 	failureUnit   = "nodeboot-report-failed@.service"
 	dropIn        = ".d/10-nodeboot-report.conf"
-	legacyUnit    = "kubeadm.service"            // ignition/legacy_clc.go
-	v3Unit        = "nodeboot-bootstrap.service" // ignition/v3_build.go
-	v3BootcmdUnit = "nodeboot-bootcmd.service"   // ignition/v3_build.go
+	legacyUnit    = "kubeadm.service"            // ignition/legacy/clc.go
+	v3Unit        = "nodeboot-bootstrap.service" // ignition/v3/build.go
+	v3BootcmdUnit = "nodeboot-bootcmd.service"   // ignition/v3/build.go
 )
 
 const run = "sh " + ScriptPath

@@ -9,6 +9,8 @@ import (
 
 	"github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/script"
 )

@@ -42,6 +42,13 @@ var rules = []rule{
 		"renderers know only the Plan", false},
 	{pkg: module + "/ignition/butane", forbidden: []string{module + "/bootstrap", module + "/controllers", module + "/addons", module + "/cloudinit", module + "/script", module + "/nodereport", module + "/api", "sigs.k8s.io/", "k8s.io/"},
 		why: "the Butane translation knows ignition, provisioning and Butane only"},
+	// The dialects meet only in package ignition, where each registers
+	// itself (ignition.RegisterDialect): a program that wants one links
+	// only that one, and neither reaches into the other.
+	{module + "/ignition/legacy", []string{module + "/ignition/v3"},
+		"the Ignition dialects do not import each other: shared code lives in package ignition or ignition/internal", false},
+	{module + "/ignition/v3", []string{module + "/ignition/legacy"},
+		"the Ignition dialects do not import each other: shared code lives in package ignition or ignition/internal", false},
 	{module + "/addons", append([]string{module + "/controllers", module + "/bootstrap"}, ourRenderers...),
 		"add-ons contribute to a Plan; they do not render or reconcile", false},
 	{module + "/bootstrap", append([]string{module + "/controllers", module + "/addons"}, ourRenderers...),
@@ -133,17 +140,29 @@ func TestImportRulesCatchViolations(t *testing.T) {
 	require.Empty(t, violations([]listed{{ImportPath: module + "/ignition/butane", Deps: []string{module + "/ignition", module + "/provisioning", "github.com/coreos/butane/base/util", "testing"}}}, rules))
 	require.Len(t, butaneInIgnition([]listed{{ImportPath: module + "/ignition", Deps: []string{"github.com/coreos/butane/base/util", "testing"}}}), 2)
 	require.Empty(t, butaneInIgnition([]listed{{ImportPath: module + "/ignition/butane", Deps: []string{"github.com/coreos/butane/base/util", "testing"}}}))
+	require.Len(t, butaneInIgnition([]listed{{ImportPath: module + "/ignition/v3", Deps: []string{"github.com/coreos/butane/base/util"}}}), 1)
+	// The dialects: each may use the front and ignition/internal, not the
+	// other dialect.
+	require.Len(t, violations([]listed{
+		{ImportPath: module + "/ignition/legacy", Deps: []string{module + "/ignition/v3"}},
+		{ImportPath: module + "/ignition/v3", Deps: []string{module + "/ignition/legacy"}},
+	}, rules), 2)
+	require.Empty(t, violations([]listed{
+		{ImportPath: module + "/ignition/legacy", Deps: []string{module + "/ignition", module + "/ignition/internal/units", module + "/provisioning"}},
+		{ImportPath: module + "/ignition/v3", Deps: []string{module + "/ignition", module + "/ignition/internal/units", module + "/provisioning"}},
+	}, rules))
 }
 
-// butaneInIgnition lists what package ignition itself (not the packages
-// under it: ignition/butane must link Butane) links of Butane, package
+// butaneInIgnition lists what package ignition and the packages under it,
+// except ignition/butane (which must link Butane), link of Butane, package
 // testing and testify. They come only with ignition/butane, for the programs
 // that opt into Butane; the rules above cover a package and everything
 // under it, so this one is checked on its own.
 func butaneInIgnition(pkgs []listed) []string {
 	var out []string
 	for _, p := range pkgs {
-		if p.ImportPath != module+"/ignition" {
+		if p.ImportPath != module+"/ignition" && !strings.HasPrefix(p.ImportPath, module+"/ignition/") ||
+			p.ImportPath == module+"/ignition/butane" || strings.HasPrefix(p.ImportPath, module+"/ignition/butane/") {
 			continue
 		}
 		for _, d := range p.Deps {

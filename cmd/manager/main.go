@@ -53,6 +53,9 @@ import (
 	_ "github.com/nodeboot/nodeboot/ignition"
 	// Butane additional config for the native Ignition dialects.
 	_ "github.com/nodeboot/nodeboot/ignition/butane"
+	// Both Ignition dialects: CABPK's Ignition 2.3 and native Ignition v3.
+	_ "github.com/nodeboot/nodeboot/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/internal/tlsserve"
 	"github.com/nodeboot/nodeboot/internal/version"
 )

@@ -108,8 +108,9 @@ func TestCommandWritesEveryFormat(t *testing.T) {
 }
 
 // TestPublicAPIOnly checks what a provider pays for importing nodeboot:
-// the example names only the four public packages, and nothing it pulls
-// in is kubeadm-, Cluster-API- or Kubernetes-client-shaped.
+// the example names only the public packages (of Ignition, the front and
+// the native dialect alone), and nothing it pulls in is kubeadm-,
+// Cluster-API- or Kubernetes-client-shaped, or CABPK's Ignition 2.3.
 func TestPublicAPIOnly(t *testing.T) {
 	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", ".").Output()
 	if err != nil {
@@ -126,11 +127,11 @@ func TestPublicAPIOnly(t *testing.T) {
 		}
 	}
 	sort.Strings(ours)
-	if got := strings.Join(ours, " "); got != "cloudinit ignition provisioning script" {
+	if got := strings.Join(ours, " "); got != "cloudinit ignition ignition/v3 provisioning script" {
 		t.Errorf("imports %s of nodeboot, want only its public provisioning API", got)
 	}
 	for _, d := range pkg.Deps {
-		for _, bad := range []string{"sigs.k8s.io/", "k8s.io/", "github.com/nodeboot/nodeboot/bootstrap", "github.com/nodeboot/nodeboot/controllers", "github.com/nodeboot/nodeboot/api", "kubeadm"} {
+		for _, bad := range []string{"sigs.k8s.io/", "k8s.io/", "github.com/nodeboot/nodeboot/bootstrap", "github.com/nodeboot/nodeboot/controllers", "github.com/nodeboot/nodeboot/api", "github.com/nodeboot/nodeboot/ignition/legacy", "github.com/flatcar/", "kubeadm"} {
 			if strings.HasPrefix(d, bad) || bad == "kubeadm" && strings.Contains(d, bad) {
 				t.Errorf("the example depends on %s", d)
 			}

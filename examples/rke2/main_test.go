@@ -82,8 +82,9 @@ func TestPlansJSON(t *testing.T) {
 }
 
 // TestPublicAPIOnly: the example names only nodeboot's public
-// provisioning packages, and nothing it pulls in is kubeadm-, Cluster-API-
-// or Kubernetes-client-shaped.
+// provisioning packages (of Ignition, the front and the native dialect
+// alone), and nothing it pulls in is kubeadm-, Cluster-API- or
+// Kubernetes-client-shaped, or CABPK's Ignition 2.3.
 func TestPublicAPIOnly(t *testing.T) {
 	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", ".").Output()
 	if err != nil {
@@ -100,11 +101,11 @@ func TestPublicAPIOnly(t *testing.T) {
 		}
 	}
 	sort.Strings(ours)
-	if got := strings.Join(ours, " "); got != "cloudinit ignition provisioning script" {
+	if got := strings.Join(ours, " "); got != "cloudinit ignition ignition/v3 provisioning script" {
 		t.Errorf("imports %s of nodeboot, want only its public provisioning API", got)
 	}
 	for _, d := range pkg.Deps {
-		for _, bad := range []string{"sigs.k8s.io/", "k8s.io/", "github.com/nodeboot/nodeboot/bootstrap", "github.com/nodeboot/nodeboot/controllers", "github.com/nodeboot/nodeboot/api"} {
+		for _, bad := range []string{"sigs.k8s.io/", "k8s.io/", "github.com/nodeboot/nodeboot/bootstrap", "github.com/nodeboot/nodeboot/controllers", "github.com/nodeboot/nodeboot/api", "github.com/nodeboot/nodeboot/ignition/legacy", "github.com/flatcar/"} {
 			if strings.HasPrefix(d, bad) || strings.Contains(d, "kubeadm") {
 				t.Errorf("the example depends on %s", d)
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/ignition/v3" // native Ignition v3 only: no CABPK dialect
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/script"
 )

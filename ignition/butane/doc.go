@@ -4,8 +4,8 @@
 // opts in with a blank import:
 //
 //	import (
-//		_ "github.com/nodeboot/nodeboot/ignition"
 //		_ "github.com/nodeboot/nodeboot/ignition/butane"
+//		_ "github.com/nodeboot/nodeboot/ignition/v3" // the native dialect
 //	)
 //
 // It is a package of its own because Butane is heavy for a consumer that

@@ -9,6 +9,8 @@ import (
 	// second import Butane input is ignition.ErrButaneNotLinked.
 	_ "github.com/nodeboot/nodeboot/ignition"
 	_ "github.com/nodeboot/nodeboot/ignition/butane"
+	_ "github.com/nodeboot/nodeboot/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 )
 
 // A provider that accepts Butane additional config imports this package

@@ -10,6 +10,8 @@ import (
 
 	"github.com/nodeboot/nodeboot/ignition"
 	_ "github.com/nodeboot/nodeboot/ignition/butane"
+	_ "github.com/nodeboot/nodeboot/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 

@@ -28,6 +28,8 @@ import (
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	_ "github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )

@@ -15,6 +15,8 @@ import (
 
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	_ "github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/internal/cabpkversion"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )

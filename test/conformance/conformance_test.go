@@ -32,6 +32,8 @@ import (
 	"github.com/nodeboot/nodeboot/test/testenv"
 
 	_ "github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 )
 
 // target is one format in one version, with the way its output reaches a

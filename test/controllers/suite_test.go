@@ -47,6 +47,8 @@ import (
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	_ "github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

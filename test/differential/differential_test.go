@@ -48,6 +48,8 @@ import (
 	"github.com/nodeboot/nodeboot/bootstrap"
 	_ "github.com/nodeboot/nodeboot/cloudinit"
 	_ "github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )

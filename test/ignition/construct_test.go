@@ -12,6 +12,8 @@ import (
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 
 	"github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

@@ -1,6 +1,8 @@
 // Package weight measures what importing nodeboot's renderers costs a
 // consumer: one tiny program per renderer (testdata/cloudinit,
-// testdata/ignition, testdata/script), and one for a provider that also
+// testdata/ignition for native Ignition v3 alone, testdata/ignitioncabpk
+// for CABPK's Ignition 2.3 alone, testdata/script), one with both Ignition
+// dialects (testdata/ignitionboth), and one for a provider that also
 // takes Butane additional config (testdata/ignitionbutane), is built with the
 // real go command, their sizes are logged, and each is checked for what it
 // must not link. A second bootstrap provider (k3s, RKE2) pays this weight in
@@ -34,18 +36,57 @@ type consumer struct {
 	// variants ignition accepts and, through Butane's base/util, package
 	// testing. Every other consumer links neither.
 	butane bool
+	// without lists import path prefixes the program must link nothing of,
+	// neither as a package nor as a symbol: a program that imports one
+	// Ignition dialect links nothing of the other.
+	without []string
 }
+
+var (
+	// legacyDialect is what only CABPK's Ignition 2.3 (ignition/legacy)
+	// links: the Container Linux Config transpiler and Flatcar's Ignition 2.x.
+	legacyDialect = []string{"github.com/nodeboot/nodeboot/ignition/legacy", "github.com/flatcar/"}
+	// nativeDialect is what only native Ignition v3 (ignition/v3) links.
+	nativeDialect = []string{"github.com/nodeboot/nodeboot/ignition/v3", "github.com/coreos/ignition/"}
+)
 
 // consumers, measured on 1 December 2026: cloudinit 4,243,152 bytes;
 // script 3,017,395 bytes; and on 3 December: ignition 11,379,278 bytes
-// (13,158,028 while package ignition imported Butane, 14,092,324 before it
-// stopped importing Butane's all-variant registry); ignitionbutane
-// 13,363,164 bytes.
+// while it linked both dialects (13,158,028 while package ignition imported
+// Butane, 14,092,324 before it stopped importing Butane's all-variant
+// registry); ignitionbutane 13,363,164 bytes. Since the dialects are
+// packages of their own (3 December): ignition, native v3 only, 8,558,835
+// bytes; ignitioncabpk, Ignition 2.3 only, 9,547,669; ignitionboth
+// 11,396,126 (the legacy dialect adds 2,837,291 bytes to a native
+// consumer); ignitionbutane, native v3 with Butane, 12,446,558.
 var consumers = map[string]consumer{
 	"cloudinit":      {ceiling: 4_900_000},
-	"ignition":       {ceiling: 13_100_000},
-	"ignitionbutane": {ceiling: 15_400_000, butane: true},
+	"ignition":       {ceiling: 9_850_000, without: legacyDialect},
+	"ignitionboth":   {ceiling: 13_100_000},
+	"ignitionbutane": {ceiling: 14_300_000, butane: true, without: legacyDialect},
+	"ignitioncabpk":  {ceiling: 11_000_000, without: nativeDialect},
 	"script":         {ceiling: 3_470_000},
+}
+
+// withoutProblems returns what a consumer links, as a package or a symbol,
+// under the prefixes it must link nothing of.
+func withoutProblems(pkgs []pkg, symbols, without []string) []string {
+	var out []string
+	for _, prefix := range without {
+		for _, p := range pkgs {
+			if strings.HasPrefix(p.ImportPath, prefix) {
+				out = append(out, fmt.Sprintf("imports %s", p.ImportPath))
+				break
+			}
+		}
+		for _, s := range symbols {
+			if strings.Contains(s, prefix) {
+				out = append(out, fmt.Sprintf("links %s (symbol %s)", prefix, s))
+				break
+			}
+		}
+	}
+	return out
 }
 
 // butaneVariant matches a Butane variant package, e.g.
@@ -161,7 +202,11 @@ func TestConsumerWeight(t *testing.T) {
 			// Guards against a vacuous pass: the accepted variants must be there.
 			t.Errorf("no symbol of Butane's flatcar v1_1 in the %s consumer: the symbol check would see nothing", name)
 		}
-		for _, p := range linkProblems(listDeps(t, "./testdata/"+name), symbols, c.butane) {
+		deps := listDeps(t, "./testdata/"+name)
+		for _, p := range linkProblems(deps, symbols, c.butane) {
+			t.Errorf("%s consumer %s", name, p)
+		}
+		for _, p := range withoutProblems(deps, symbols, c.without) {
 			t.Errorf("%s consumer %s", name, p)
 		}
 	}
@@ -192,6 +237,18 @@ func TestConsumerWeight(t *testing.T) {
 	var exit *exec.ExitError
 	if err := run("ignition", flatcar); !errors.As(err, &exit) || exit.ExitCode() != 3 {
 		t.Errorf("ignition consumer with a Butane config: %v, want exit status 3 (ignition.ErrButaneNotLinked)", err)
+	}
+	// Without ignition/legacy, CABPK's dialect is an unknown version.
+	if err := run("ignition", "cabpk"); !errors.As(err, &exit) || exit.ExitCode() != 4 {
+		t.Errorf("ignition consumer asked for CABPK's dialect: %v, want exit status 4 (ignition.ErrUnknownVersion)", err)
+	}
+	// The single-dialect programs render their dialect.
+	const clc = "storage:\n  files:\n  - path: /etc/weight\n    filesystem: root\n    mode: 0644\n    contents:\n      inline: x\n"
+	if err := run("ignitioncabpk", clc); err != nil {
+		t.Errorf("ignitioncabpk consumer with a Container Linux Config: %v", err)
+	}
+	if err := run("ignitionboth", ""); err != nil {
+		t.Errorf("ignitionboth consumer: %v", err)
 	}
 }
 
@@ -262,5 +319,14 @@ func TestLinkProblemsCatchViolations(t *testing.T) {
 	}
 	if got := linkProblems([]pkg{{ImportPath: "github.com/nodeboot/nodeboot/ignition", Imports: []string{"fmt"}}}, []string{"runtime.main"}, false); len(got) != 0 {
 		t.Errorf("without Butane: want no problems, got %q", got)
+	}
+	// One dialect links nothing of the other: a package and a symbol each
+	// count once per prefix.
+	both := []pkg{{ImportPath: "github.com/nodeboot/nodeboot/ignition/legacy"}, {ImportPath: "github.com/flatcar/ignition/config/v2_3/types"}, {ImportPath: "github.com/nodeboot/nodeboot/ignition/v3"}}
+	if got := withoutProblems(both, []string{"github.com/flatcar/container-linux-config-transpiler/config.Convert"}, legacyDialect); len(got) != 3 {
+		t.Errorf("native only: want 3 problems, got %d: %q", len(got), got)
+	}
+	if got := withoutProblems(both[2:], []string{"github.com/coreos/vcontext/report.Report.String"}, legacyDialect); len(got) != 0 {
+		t.Errorf("native only: want no problems, got %q", got)
 	}
 }

@@ -1,10 +1,14 @@
 // Command ignition is the smallest program a bootstrap provider that renders
 // native Ignition would build: the provisioning model and the Ignition
-// renderer with an Ignition JSON additional config read from its argument,
-// so every path of the renderer stays reachable for the linker. It does not
-// import ignition/butane: Butane input must fail with
-// ignition.ErrButaneNotLinked (exit status 3), and the program must link
-// neither Butane nor package testing. TestConsumerWeight measures it.
+// renderer with only the native dialect (ignition/v3), with an Ignition JSON
+// additional config read from its argument, so every path of the renderer
+// stays reachable for the linker. It does not import ignition/butane: Butane
+// input must fail with ignition.ErrButaneNotLinked (exit status 3), and the
+// program must link neither Butane nor package testing. It does not import
+// ignition/legacy either: CABPK's dialect must fail with
+// ignition.ErrUnknownVersion (exit status 4, argument "cabpk"), and the
+// program must link neither the legacy dialect nor the Container Linux
+// Config transpiler. TestConsumerWeight measures it.
 package main
 
 import (
@@ -13,6 +17,7 @@ import (
 	"os"
 
 	"github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
@@ -23,7 +28,10 @@ func main() {
 		os.Exit(1)
 	}
 	opts := provisioning.Options{Version: "3.4.0"}
-	if len(os.Args) > 1 {
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == ignition.VersionCABPK:
+		opts.Version = ignition.VersionCABPK
+	case len(os.Args) > 1:
 		opts.AdditionalConfig = []byte(os.Args[1])
 	}
 	out, err := p.Render(&provisioning.Plan{}, opts)
@@ -31,6 +39,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		if errors.Is(err, ignition.ErrButaneNotLinked) {
 			os.Exit(3)
+		}
+		if errors.Is(err, ignition.ErrUnknownVersion) {
+			os.Exit(4)
 		}
 		os.Exit(1)
 	}

@@ -11,6 +11,7 @@ import (
 
 	_ "github.com/nodeboot/nodeboot/ignition"
 	_ "github.com/nodeboot/nodeboot/ignition/butane"
+	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
 )
 
