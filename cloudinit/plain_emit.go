@@ -14,7 +14,10 @@ import (
 // yaml_emitter_select_scalar_style in its emitterc.go). Where those rules
 // need more than printable ASCII, tabs and line feeds to decide, emitPlain
 // gives up and yaml.v3 marshals the whole document, so the bytes are always
-// yaml.v3's: TestPlainEmit and FuzzPlainEmit compare the two.
+// yaml.v3's: TestPlainEmit and FuzzPlainEmit compare the two. (yaml.go
+// answers another question for CABPK's hand-laid layout: what PyYAML reads
+// a value written plain as. Here the writer is yaml.v3 and the question is
+// which style it picks, so its rules are followed, not PyYAML's.)
 
 // emitPlain appends d as yaml.v3 (indent 2) writes it, or reports false.
 func emitPlain(b []byte, d *plainDoc) ([]byte, bool) {
