@@ -23,6 +23,9 @@ ENV GOPROXY=${goproxy}
 # so a source change does not download them again.
 COPY go.mod go.mod
 COPY go.sum go.sum
+# The library is a module of its own that the root module replaces locally.
+COPY provisioning/go.mod provisioning/go.mod
+COPY provisioning/go.sum provisioning/go.sum
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
 
 # Copy the sources (with .git, so the binary is stamped with its commit).

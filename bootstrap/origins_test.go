@@ -11,10 +11,10 @@ import (
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/provisioning"
 
-	_ "github.com/nodeboot/nodeboot/cloudinit" // registers "cloud-config"
-	_ "github.com/nodeboot/nodeboot/ignition"  // registers "ignition"
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
+	_ "github.com/nodeboot/nodeboot/provisioning/cloudinit" // registers "cloud-config"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition"  // registers "ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
 )
 
 // TestProblemsNameSpecFields: the Plan carries its spec origins, so the

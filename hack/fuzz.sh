@@ -28,6 +28,17 @@ list() {
 	done | sort -u
 }
 
+# module prints the directory of the Go module that holds package directory
+# $1 (the nearest one above it with a go.mod): the library in provisioning/
+# is a module of its own, which a pattern given in the root cannot name.
+module() {
+	local m=$1
+	while [[ $m != . && ! -e $m/go.mod ]]; do
+		m=$(dirname "$m")
+	done
+	printf '%s\n' "$m"
+}
+
 # crashers lists the fuzzer's corpus files: a failing input is written there.
 crashers() {
 	ls "$1/testdata/fuzz/$2" 2>/dev/null || true
@@ -47,8 +58,10 @@ run)
 		# nothing and passes: that is a failure here. vet is make lint's job,
 		# not repeated before each fuzzer.
 		before=$(crashers "$dir" "$name")
-		if $go test -vet=off -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" \
-			-fuzzminimizetime "${FUZZMINIMIZETIME:-10s}" "./$dir/" </dev/null 2>&1 | tee "$log"; then
+		mod=$(module "$dir")
+		rel=${dir#"$mod"}
+		if $go -C "$mod" test -vet=off -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" \
+			-fuzzminimizetime "${FUZZMINIMIZETIME:-10s}" "./${rel#/}/" </dev/null 2>&1 | tee "$log"; then
 			if grep -q 'no fuzz tests to fuzz' "$log"; then
 				failed+=("$dir $name")
 			fi

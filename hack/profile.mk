@@ -31,5 +31,5 @@ profile:
 # (against encoding/json).
 .PHONY: fuzz-ignition-encoding
 fuzz-ignition-encoding:
-	$(GO) test -run XXX -fuzz FuzzDataURL -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/
-	$(GO) test -run XXX -fuzz FuzzLegacyJSONString -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/
+	$(GO) -C provisioning test -run XXX -fuzz FuzzDataURL -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/v3/
+	$(GO) -C provisioning test -run XXX -fuzz FuzzLegacyJSONString -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/legacy/

@@ -16,10 +16,10 @@ K3S_EXAMPLE_ENV = GOWORK=off GOFLAGS=-buildvcs=false
 .PHONY: script-test script-fuzz k3s-example k3s-example-test k3s-example-tidy
 
 script-test:
-	GOFLAGS=-buildvcs=false $(GO) test -count=1 ./script/
+	GOFLAGS=-buildvcs=false $(GO) -C provisioning test -count=1 ./script/
 
 script-fuzz:
-	GOFLAGS=-buildvcs=false $(GO) test -run '^$$' -fuzz FuzzRender -fuzztime $(FUZZTIME) ./script/
+	GOFLAGS=-buildvcs=false $(GO) -C provisioning test -run '^$$' -fuzz FuzzRender -fuzztime $(FUZZTIME) ./script/
 
 k3s-example:
 	cd examples/k3s && $(K3S_EXAMPLE_ENV) $(GO) run . -out out

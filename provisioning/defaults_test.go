@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nodeboot/nodeboot/cloudinit"
-	"github.com/nodeboot/nodeboot/ignition"
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
-	"github.com/nodeboot/nodeboot/script"
+	"github.com/nodeboot/nodeboot/provisioning/cloudinit"
+	"github.com/nodeboot/nodeboot/provisioning/ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
+	"github.com/nodeboot/nodeboot/provisioning/script"
 )
 
 // dialects are every native provisioner and dialect, by the Options that

@@ -6,7 +6,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/provisioning"
 
-	_ "github.com/nodeboot/nodeboot/cloudinit" // registers "cloud-config"
+	_ "github.com/nodeboot/nodeboot/provisioning/cloudinit" // registers "cloud-config"
 )
 
 // A caller tells input it must fix (ErrInvalid) from a feature the chosen

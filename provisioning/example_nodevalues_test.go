@@ -7,7 +7,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/provisioning"
 
-	_ "github.com/nodeboot/nodeboot/script" // registers "script"
+	_ "github.com/nodeboot/nodeboot/provisioning/script" // registers "script"
 )
 
 // An RKE2-style agent whose config names the node after its instance

@@ -5,7 +5,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/provisioning"
 
-	_ "github.com/nodeboot/nodeboot/cloudinit" // registers "cloud-config"
+	_ "github.com/nodeboot/nodeboot/provisioning/cloudinit" // registers "cloud-config"
 )
 
 // A bootstrap provider that is not kubeadm-shaped (here a k3s agent) builds a

@@ -27,7 +27,7 @@ func TestBinariesLinkEveryDialect(t *testing.T) {
 			deps[d] = true
 		}
 		for _, pkg := range []string{"/ignition/legacy", "/ignition/v3", "/ignition/butane", "/cloudinit"} {
-			require.True(t, deps[module+pkg], "%s does not link %s", cmd, module+pkg)
+			require.True(t, deps[library+pkg], "%s does not link %s", cmd, library+pkg)
 		}
 	}
 }

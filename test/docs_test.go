@@ -21,8 +21,8 @@ import (
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
-	_ "github.com/nodeboot/nodeboot/cloudinit"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
+	_ "github.com/nodeboot/nodeboot/provisioning/cloudinit"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

@@ -45,19 +45,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	// Provisioners register themselves; the reconciler finds them by format.
-	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	"github.com/nodeboot/nodeboot/controllers/nodeauth"
 	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
-	_ "github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/cloudinit"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition"
 	// Butane additional config for the native Ignition dialects.
-	_ "github.com/nodeboot/nodeboot/ignition/butane"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/butane"
 	// Both Ignition dialects: CABPK's Ignition 2.3 and native Ignition v3.
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/internal/tlsserve"
 	"github.com/nodeboot/nodeboot/internal/version"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
 )
 
 // controllerName is also the user agent; CABPK's own name is kept out so

@@ -8,14 +8,14 @@ import (
 	"io"
 	"os"
 
-	_ "github.com/nodeboot/nodeboot/cloudinit"
-	_ "github.com/nodeboot/nodeboot/ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/cloudinit"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition"
 	// Butane additional config for the native Ignition dialects.
-	_ "github.com/nodeboot/nodeboot/ignition/butane"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/butane"
 	// Both Ignition dialects: CABPK's Ignition 2.3 and native Ignition v3.
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/internal/version"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
 )
 
 const usage = `nodeboot renders, validates and compares node bootstrap data offline.

@@ -17,10 +17,10 @@ import (
 	"github.com/nodeboot/nodeboot/addons"
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
-	_ "github.com/nodeboot/nodeboot/ignition"
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
-	_ "github.com/nodeboot/nodeboot/cloudinit"
+	_ "github.com/nodeboot/nodeboot/provisioning/cloudinit"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

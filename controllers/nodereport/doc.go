@@ -3,7 +3,7 @@
 // failed with the step, exit code and redacted output), authenticated by a
 // credential of its own KubeadmConfig, turned into a NodeBootstrapped
 // condition and an Event on that KubeadmConfig. Its other half is the
-// library's package nodereport, the node reporter this endpoint answers:
+// package nodereport, the node reporter this endpoint answers:
 // Extension adds it to a config's Plan (nodereport.Apply) with a fresh
 // credential, and the reporter posts a Report to Path.
 //

@@ -105,7 +105,7 @@ func TestPublicAPIOnly(t *testing.T) {
 		t.Errorf("imports %s of nodeboot, want only its public provisioning API", got)
 	}
 	for _, d := range pkg.Deps {
-		for _, bad := range []string{"sigs.k8s.io/", "k8s.io/", "github.com/nodeboot/nodeboot/bootstrap", "github.com/nodeboot/nodeboot/controllers", "github.com/nodeboot/nodeboot/api", "github.com/nodeboot/nodeboot/ignition/legacy", "github.com/flatcar/"} {
+		for _, bad := range []string{"sigs.k8s.io/", "k8s.io/", "github.com/nodeboot/nodeboot/bootstrap", "github.com/nodeboot/nodeboot/controllers", "github.com/nodeboot/nodeboot/api", "github.com/nodeboot/nodeboot/provisioning/ignition/legacy", "github.com/flatcar/"} {
 			if strings.HasPrefix(d, bad) || strings.Contains(d, "kubeadm") {
 				t.Errorf("the example depends on %s", d)
 			}

@@ -3,11 +3,11 @@ package main
 import (
 	"errors"
 
-	"github.com/nodeboot/nodeboot/cloudinit"
-	"github.com/nodeboot/nodeboot/ignition"
-	_ "github.com/nodeboot/nodeboot/ignition/v3" // native Ignition v3 only: no CABPK dialect
 	"github.com/nodeboot/nodeboot/provisioning"
-	"github.com/nodeboot/nodeboot/script"
+	"github.com/nodeboot/nodeboot/provisioning/cloudinit"
+	"github.com/nodeboot/nodeboot/provisioning/ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3" // native Ignition v3 only: no CABPK dialect
+	"github.com/nodeboot/nodeboot/provisioning/script"
 )
 
 // Output is one format a node is rendered in.

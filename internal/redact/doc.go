@@ -14,5 +14,5 @@
 // its class has an end pattern and works as a sed range does.
 //
 // Package redact imports the standard library only: the node reporter
-// (library code) and the manager both use it.
+// (package nodereport), the add-ons' apply script and the manager all use it.
 package redact

@@ -342,3 +342,28 @@ func Refused(err error, missing []provisioning.Element) error {
 	}
 	return errors.Join(errs...)
 }
+
+// Classes checks that err, from a provisioner's Render or Check, is in the
+// error classes the Plan's contract gives it: errors.Is(err,
+// provisioning.ErrInvalid) exactly when invalid, errors.Is(err,
+// provisioning.ErrUnsupported) exactly when unsupported, and errors.Is with
+// each non-nil error of also. Callers match with errors.Is, never on a
+// message, so the classes are what a provider's caller can rely on.
+func Classes(err error, invalid, unsupported bool, also ...error) error {
+	if err == nil {
+		return errors.New("no error")
+	}
+	var errs []error
+	if got := errors.Is(err, provisioning.ErrInvalid); got != invalid {
+		errs = append(errs, fmt.Errorf("errors.Is(ErrInvalid) = %v, want %v: %w", got, invalid, err))
+	}
+	if got := errors.Is(err, provisioning.ErrUnsupported); got != unsupported {
+		errs = append(errs, fmt.Errorf("errors.Is(ErrUnsupported) = %v, want %v: %w", got, unsupported, err))
+	}
+	for _, a := range also {
+		if a != nil && !errors.Is(err, a) {
+			errs = append(errs, fmt.Errorf("errors.Is(%q) = false: %w", a.Error(), err))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -23,14 +23,14 @@ import (
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
-	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
 	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
-	_ "github.com/nodeboot/nodeboot/ignition"
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
+	_ "github.com/nodeboot/nodeboot/provisioning/cloudinit"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

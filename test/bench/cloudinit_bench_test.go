@@ -16,8 +16,8 @@ import (
 
 	"github.com/nodeboot/nodeboot/bootstrap"
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
-	"github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/provisioning/cloudinit"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

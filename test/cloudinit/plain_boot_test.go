@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/provisioning/cloudinit"
 )
 
 // TestPlainBoots applies a k3s-shaped Plan in the plain dialect with

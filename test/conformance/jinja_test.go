@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
-	"github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/provisioning/cloudinit"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/provisioning/cloudinit"
 	"github.com/nodeboot/nodeboot/provisioning/conformance"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )

@@ -43,12 +43,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
-	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/controllers"
 	addonsctrl "github.com/nodeboot/nodeboot/controllers/addons"
-	_ "github.com/nodeboot/nodeboot/ignition"
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
+	_ "github.com/nodeboot/nodeboot/provisioning/cloudinit"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

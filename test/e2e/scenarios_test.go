@@ -27,9 +27,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
-	"github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/provisioning"
-	"github.com/nodeboot/nodeboot/script"
+	"github.com/nodeboot/nodeboot/provisioning/cloudinit"
+	"github.com/nodeboot/nodeboot/provisioning/script"
 	"github.com/nodeboot/nodeboot/test/e2e/lab"
 )
 

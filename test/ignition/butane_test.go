@@ -10,7 +10,7 @@ import (
 
 	// The render path takes Butane only with its translator linked, as
 	// the manager and the CLI link it.
-	_ "github.com/nodeboot/nodeboot/ignition/butane"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/butane"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

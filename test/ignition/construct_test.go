@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 
-	"github.com/nodeboot/nodeboot/ignition"
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
+	"github.com/nodeboot/nodeboot/provisioning/ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

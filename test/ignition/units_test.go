@@ -11,11 +11,11 @@ import (
 	ign24 "github.com/flatcar/ignition/config/v2_4"
 	"github.com/stretchr/testify/require"
 
-	"github.com/nodeboot/nodeboot/ignition"
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/internal/third_party/flatcar/v24tov31"
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/provisioning/ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

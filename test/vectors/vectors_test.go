@@ -10,11 +10,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	_ "github.com/nodeboot/nodeboot/cloudinit"
-	_ "github.com/nodeboot/nodeboot/ignition"
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
+	_ "github.com/nodeboot/nodeboot/provisioning/cloudinit"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 

@@ -45,9 +45,9 @@ type consumer struct {
 var (
 	// legacyDialect is what only CABPK's Ignition 2.3 (ignition/legacy)
 	// links: the Container Linux Config transpiler and Flatcar's Ignition 2.x.
-	legacyDialect = []string{"github.com/nodeboot/nodeboot/ignition/legacy", "github.com/flatcar/"}
+	legacyDialect = []string{"github.com/nodeboot/nodeboot/provisioning/ignition/legacy", "github.com/flatcar/"}
 	// nativeDialect is what only native Ignition v3 (ignition/v3) links.
-	nativeDialect = []string{"github.com/nodeboot/nodeboot/ignition/v3", "github.com/coreos/ignition/"}
+	nativeDialect = []string{"github.com/nodeboot/nodeboot/provisioning/ignition/v3", "github.com/coreos/ignition/"}
 )
 
 // consumers, measured on 1 December 2026: cloudinit 4,243,152 bytes;
@@ -289,7 +289,7 @@ func TestLinkProblemsCatchViolations(t *testing.T) {
 	withButane := []pkg{
 		{ImportPath: "github.com/coreos/butane/config/openshift/v4_14"},
 		{ImportPath: "github.com/coreos/butane/config/flatcar/v1_2_exp"},
-		{ImportPath: "github.com/nodeboot/nodeboot/ignition", Imports: []string{"testing"}},
+		{ImportPath: "github.com/nodeboot/nodeboot/provisioning/ignition", Imports: []string{"testing"}},
 		{ImportPath: "example.com/other", Imports: []string{"github.com/stretchr/testify/assert"}},
 	}
 	symbols := []string{
@@ -317,12 +317,12 @@ func TestLinkProblemsCatchViolations(t *testing.T) {
 	if got := linkProblems(goodButane, goodSymbols, false); len(got) != 6 {
 		t.Errorf("without Butane: want 6 problems, got %d: %q", len(got), got)
 	}
-	if got := linkProblems([]pkg{{ImportPath: "github.com/nodeboot/nodeboot/ignition", Imports: []string{"fmt"}}}, []string{"runtime.main"}, false); len(got) != 0 {
+	if got := linkProblems([]pkg{{ImportPath: "github.com/nodeboot/nodeboot/provisioning/ignition", Imports: []string{"fmt"}}}, []string{"runtime.main"}, false); len(got) != 0 {
 		t.Errorf("without Butane: want no problems, got %q", got)
 	}
 	// One dialect links nothing of the other: a package and a symbol each
 	// count once per prefix.
-	both := []pkg{{ImportPath: "github.com/nodeboot/nodeboot/ignition/legacy"}, {ImportPath: "github.com/flatcar/ignition/config/v2_3/types"}, {ImportPath: "github.com/nodeboot/nodeboot/ignition/v3"}}
+	both := []pkg{{ImportPath: "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"}, {ImportPath: "github.com/flatcar/ignition/config/v2_3/types"}, {ImportPath: "github.com/nodeboot/nodeboot/provisioning/ignition/v3"}}
 	if got := withoutProblems(both, []string{"github.com/flatcar/container-linux-config-transpiler/config.Convert"}, legacyDialect); len(got) != 3 {
 		t.Errorf("native only: want 3 problems, got %d: %q", len(got), got)
 	}

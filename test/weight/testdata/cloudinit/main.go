@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"os"
 
-	_ "github.com/nodeboot/nodeboot/cloudinit"
 	"github.com/nodeboot/nodeboot/provisioning"
+	_ "github.com/nodeboot/nodeboot/provisioning/cloudinit"
 )
 
 func main() {

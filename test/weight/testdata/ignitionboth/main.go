@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"os"
 
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
 )
 
 func main() {

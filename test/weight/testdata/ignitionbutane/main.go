@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"os"
 
-	_ "github.com/nodeboot/nodeboot/ignition"
-	_ "github.com/nodeboot/nodeboot/ignition/butane"
-	_ "github.com/nodeboot/nodeboot/ignition/v3"
 	"github.com/nodeboot/nodeboot/provisioning"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/butane"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/v3"
 )
 
 func main() {

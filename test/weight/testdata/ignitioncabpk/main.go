@@ -10,8 +10,8 @@ import (
 	"fmt"
 	"os"
 
-	_ "github.com/nodeboot/nodeboot/ignition/legacy"
 	"github.com/nodeboot/nodeboot/provisioning"
+	_ "github.com/nodeboot/nodeboot/provisioning/ignition/legacy"
 )
 
 func main() {

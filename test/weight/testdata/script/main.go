@@ -9,7 +9,7 @@ import (
 	"os"
 
 	"github.com/nodeboot/nodeboot/provisioning"
-	_ "github.com/nodeboot/nodeboot/script"
+	_ "github.com/nodeboot/nodeboot/provisioning/script"
 )
 
 func main() {

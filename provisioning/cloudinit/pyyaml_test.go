@@ -1,0 +1,169 @@
+package cloudinit
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// pyyaml runs a Python program that reads in (JSON) on stdin and answers
+// JSON on stdout, with the PyYAML that Debian's cloud-init depends on (so
+// it is the loader cloud-init reads user data with; .ci/run installs it).
+// -short skips the caller; a missing python3 or PyYAML fails it.
+func pyyaml(t *testing.T, program string, in any) []byte {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: not running PyYAML")
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/usr/bin/python3", "-c", program)
+	cmd.Stdin = strings.NewReader(string(data))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("python3 with PyYAML: %v\n%s", err, stderr.String())
+	}
+	return out
+}
+
+// pyyamlReadings asks PyYAML, the loader cloud-init uses, how it reads each
+// value written plain as a mapping value ("k: v") and as a mapping key.
+const pyyamlReadings = `
+import json, sys, yaml
+def classify(doc, want, key):
+    try:
+        d = yaml.safe_load(doc)
+    except Exception:
+        return "broken"
+    if not isinstance(d, dict) or len(d) != 1:
+        return "changed"
+    k, v = next(iter(d.items()))
+    got = k if key else v
+    if not isinstance(got, str):
+        return "typed"
+    return "same" if got == want else "changed"
+out = []
+for s in json.load(sys.stdin):
+    out.append([classify("k: " + s + "\n", s, False), classify(s + ":\n  k: v\n", s, True)])
+json.dump(out, sys.stdout)
+`
+
+func corpus() []string {
+	prefixes := []string{"", "-", "- ", "?", "? ", ":", "::", ",", "[", "]", "{", "}", "#", "&a ", "*a", "!", "!!str ", "|", ">", "'", "\"", "%", "@", "`", " ", "\t", "~", "=", "<", "é", "✓"}
+	bodies := []string{"", "a", "ALL=(ALL) NOPASSWD: ALL", "ALL=(ALL) NOPASSWD:ALL", "Ops: on-call #2", "a#b", "a #b", "a:b", "a: b", "a:", "'q'", "\"q\"", "a'b", "a\"b",
+		"a\tb", "yes", "No", "on", "null", "~", "0644", "644", "1e3", "0x1F", ".inf", "1.5", "1_000", "true", "[1, 2]", "{a: b}", "a,b", "a[b]", "a{b}", "C:\\k\\node.json", "c:/k/azure.json",
+		"ssh-ed25519 AAAA x@y", "root:root", "/dev/disk/by-id/x:y", "*", "&", "a&b", "a*b", "a!b", "a%b", "a@b", "a`b", "a|b", "a>b", "-a", "--v=5", "a -b", "🙂"}
+	suffixes := []string{"", " ", ":", " #", "#", ",", "\t", "'", "\"", " x"}
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range prefixes {
+		for _, b := range bodies {
+			for _, s := range suffixes {
+				v := p + b + s
+				if v != "" && !seen[v] {
+					seen[v] = true
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestPlainReadingMatchesPyYAML: for thousands of values mixing every YAML
+// indicator, comment, quote, tab and YAML 1.1 type, nodeboot's reading of a
+// plain scalar (which decides warnings and corrections) is PyYAML's.
+func TestPlainReadingMatchesPyYAML(t *testing.T) {
+	values := corpus()
+	out := pyyaml(t, pyyamlReadings, values)
+	var want [][2]string
+	if err := json.Unmarshal(out, &want); err != nil || len(want) != len(values) {
+		t.Fatalf("PyYAML answered %d readings for %d values: %v", len(want), len(values), err)
+	}
+	names := map[reading]string{readsSame: "same", readsTyped: "typed", readsChanged: "changed", readsBroken: "broken"}
+	bad := 0
+	for i, v := range values {
+		for j, key := range []bool{false, true} {
+			r, _ := plainReading(v, key)
+			got, py := names[r], want[i][j]
+			if key && got != "same" && py != "same" {
+				// As a key, a misread value turns the rest of the mapping
+				// into something else; whether PyYAML still loads that is
+				// beside the point: nodeboot warns and quotes either way.
+				py = got
+			}
+			if got != py {
+				bad++
+				if bad <= 400 {
+					t.Errorf("%q (key %v): nodeboot reads it %s, PyYAML %s", v, key, got, want[i][j])
+				}
+			}
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%d of %d readings differ from PyYAML", bad, 2*len(values))
+	}
+	t.Logf("%d values, each as a value and as a key, read as PyYAML reads them", len(values))
+}
+
+// pyyamlLiterals reads each content as CABPK writes file contents: a
+// literal block six spaces in, followed by the next key.
+const pyyamlLiterals = `
+import json, sys, yaml
+out = []
+for doc in json.load(sys.stdin):
+    try:
+        d = yaml.safe_load(doc)
+        out.append(d.get("content") if isinstance(d, dict) and set(d) == {"content", "next"} else None)
+    except Exception:
+        out.append(None)
+json.dump(out, sys.stdout)
+`
+
+// TestLiteralReadingMatchesPyYAML: what nodeboot expects cloud-init to read
+// from a file's content (and so whether it warns and re-encodes) is what
+// PyYAML reads.
+func TestLiteralReadingMatchesPyYAML(t *testing.T) {
+	lines := []string{"", "a", "  a", "    b", "\ta", "a\t", "# c", "k: v", "é ✓", "a\r", "x\u2028y", "x\u0085y", "\x1b[0m", "a\x00b", "   "}
+	var contents []string
+	for _, a := range lines {
+		for _, b := range lines {
+			for _, end := range []string{"", "\n", "\n\n", "\r\n"} {
+				contents = append(contents, a+"\n"+b+end, a+end)
+			}
+		}
+	}
+	docs := make([]string, len(contents))
+	for i, c := range contents {
+		docs[i] = "content: |\n      " + strings.ReplaceAll(c, "\n", "\n      ") + "\nnext: 1\n"
+	}
+	out := pyyaml(t, pyyamlLiterals, docs)
+	var want []*string
+	if err := json.Unmarshal(out, &want); err != nil || len(want) != len(contents) {
+		t.Fatalf("PyYAML answered %d readings for %d contents: %v", len(want), len(contents), err)
+	}
+	bad := 0
+	for i, c := range contents {
+		got, _, ok, _ := literalReading(c)
+		switch {
+		case want[i] == nil && ok:
+			t.Errorf("%q: nodeboot reads %q, PyYAML fails or reads other keys", c, got)
+			bad++
+		case want[i] != nil && !ok:
+			t.Errorf("%q: nodeboot expects a failure, PyYAML reads %q", c, *want[i])
+			bad++
+		case want[i] != nil && *want[i] != got:
+			t.Errorf("%q: nodeboot reads %q, PyYAML %q", c, got, *want[i])
+			bad++
+		}
+		if bad > 40 {
+			t.FailNow()
+		}
+	}
+	t.Logf("%d contents read as PyYAML reads them", len(contents))
+}
