@@ -28,9 +28,13 @@ build:
 ## load both cores, and timing-sensitive tests (manager restarts, token
 ## expiry) must not compete. Building stays parallel: run `make build-tests`
 ## first to compile every test binary at full speed.
+## The library's tests run first (about 12 s); a failure there still lets
+## the root's suite run, so one run reports both.
 test:
-	$(if $(LIB_PKGS),$(GO) -C $(LIB) test -count=1 -p 1 -timeout $(TEST_TIMEOUT) $(LIB_PKGS))
-	$(GO) test -count=1 -p 1 -timeout $(TEST_TIMEOUT) $(PKGS)
+	rc=0; \
+	$(if $(LIB_PKGS),$(GO) -C $(LIB) test -count=1 -p 1 -timeout $(TEST_TIMEOUT) $(LIB_PKGS) || rc=1;) \
+	$(GO) test -count=1 -p 1 -timeout $(TEST_TIMEOUT) $(PKGS) || rc=1; \
+	exit $$rc
 
 ## build-tests: compile and link every test binary (runs no test).
 build-tests:

@@ -32,4 +32,5 @@ profile:
 .PHONY: fuzz-ignition-encoding
 fuzz-ignition-encoding:
 	$(GO) -C provisioning test -run XXX -fuzz FuzzDataURL -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/v3/
+	$(GO) -C provisioning test -run XXX -fuzz FuzzDataURL -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/legacy/
 	$(GO) -C provisioning test -run XXX -fuzz FuzzLegacyJSONString -fuzztime $(FUZZTIME) -fuzzminimizetime 2s ./ignition/legacy/

@@ -41,6 +41,9 @@ func TestClasses(t *testing.T) {
 			if got != tc.wantFailures {
 				t.Fatalf("Classes found %d failures, want %d: %v", got, tc.wantFailures, err)
 			}
+			if errors.Is(err, provisioning.ErrInvalid) || errors.Is(err, provisioning.ErrUnsupported) {
+				t.Fatalf("the report is in an error class itself: %v", err)
+			}
 		})
 	}
 }

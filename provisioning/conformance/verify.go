@@ -348,21 +348,24 @@ func Refused(err error, missing []provisioning.Element) error {
 // provisioning.ErrInvalid) exactly when invalid, errors.Is(err,
 // provisioning.ErrUnsupported) exactly when unsupported, and errors.Is with
 // each non-nil error of also. Callers match with errors.Is, never on a
-// message, so the classes are what a provider's caller can rely on.
+// message, so the classes are what a provider's caller can rely on. A nil
+// err always fails (Classes checks errors the caller expects), and a
+// failure names err's text without wrapping it, so the report itself is in
+// no class.
 func Classes(err error, invalid, unsupported bool, also ...error) error {
 	if err == nil {
 		return errors.New("no error")
 	}
 	var errs []error
 	if got := errors.Is(err, provisioning.ErrInvalid); got != invalid {
-		errs = append(errs, fmt.Errorf("errors.Is(ErrInvalid) = %v, want %v: %w", got, invalid, err))
+		errs = append(errs, fmt.Errorf("errors.Is(ErrInvalid) = %v, want %v: %s", got, invalid, err.Error()))
 	}
 	if got := errors.Is(err, provisioning.ErrUnsupported); got != unsupported {
-		errs = append(errs, fmt.Errorf("errors.Is(ErrUnsupported) = %v, want %v: %w", got, unsupported, err))
+		errs = append(errs, fmt.Errorf("errors.Is(ErrUnsupported) = %v, want %v: %s", got, unsupported, err.Error()))
 	}
 	for _, a := range also {
 		if a != nil && !errors.Is(err, a) {
-			errs = append(errs, fmt.Errorf("errors.Is(%q) = false: %w", a.Error(), err))
+			errs = append(errs, fmt.Errorf("errors.Is(%q) = false: %s", a.Error(), err.Error()))
 		}
 	}
 	return errors.Join(errs...)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/provisioning/internal/sharedtest"
 	"github.com/nodeboot/nodeboot/provisioning/script"
 )
 
@@ -42,7 +43,7 @@ func rootTarball(t *testing.T) string {
 		return tarball
 	}
 	// The tool builds the root on its first run (minutes, once).
-	tool := filepath.Join(moduleRoot(), "..", "shared", "tools", "cloudinit-apply")
+	tool := filepath.Join(sharedtest.Dir(t), "tools", "cloudinit-apply")
 	dir := t.TempDir()
 	ud := filepath.Join(dir, "user-data")
 	if err := os.WriteFile(ud, []byte("#cloud-config\n{}\n"), 0o600); err != nil {
@@ -52,11 +53,6 @@ func rootTarball(t *testing.T) string {
 		t.Fatalf("cloudinit-apply (to build the cached root): %v\n%s", err, out)
 	}
 	return tarball
-}
-
-func moduleRoot() string {
-	wd, _ := os.Getwd()
-	return filepath.Dir(wd)
 }
 
 var unpackMu sync.Mutex

@@ -2,7 +2,10 @@
 // provisioning/) as a Go module of its own, the way a provider takes it:
 // it requires nothing of Kubernetes, declares the oldest Go its
 // dependencies allow, and adding it to a provider pinned to an older
-// Cluster API (testdata/olderpins) moves none of the provider's pins.
+// Cluster API (testdata/olderpins) moves none of the provider's Go,
+// Kubernetes or Cluster API pins. (Modules both share, such as testify, go
+// to the higher of the two versions, as go mod tidy always does; the test
+// logs them.)
 package library
 
 import (
@@ -29,9 +32,10 @@ type modFile struct {
 	}
 }
 
-// run runs the go command in dir, offline-safe: the local toolchain only
-// (a go line the library raised must fail here, not fetch a newer Go), no
-// workspace, and the module cache and proxy of the environment.
+// run runs the go command in dir with the local toolchain only (a go line
+// the library raised must show here, not fetch a newer Go), no workspace,
+// and the environment's module cache and proxy: a fresh machine resolves
+// the provider's module graph from the Go module proxy.
 func run(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("go", args...)
@@ -68,9 +72,10 @@ func kubernetesModule(path string) bool {
 	return strings.HasPrefix(path, "k8s.io/") || strings.HasPrefix(path, "sigs.k8s.io/")
 }
 
-// moved lists what adding the library changed of the provider's pins: the
-// go line, a toolchain line, and the version of every Kubernetes and
-// Cluster API module the provider required before.
+// moved lists what adding the library changed of the provider's pins that
+// issue 23 protects: the go line, a toolchain line, and the version of
+// every Kubernetes and Cluster API module (controller-runtime included) the
+// provider required before.
 func moved(before, after modFile) []string {
 	var out []string
 	if after.Go != before.Go {
@@ -138,8 +143,9 @@ func baseline(t *testing.T) modFile {
 
 // TestOlderPinsConsumer: a provider pinned to Cluster API v1.13.6
 // (controller-runtime v0.23.3, client-go v0.35.4, go 1.25.0) adds the
-// library; go mod tidy moves none of those pins, and the provider builds
-// and renders cloud-config, Ignition v3 with Butane, and a script.
+// library; go mod tidy moves none of those pins nor any other Kubernetes
+// module's, and the provider builds and renders cloud-config, Ignition v3
+// with Butane, and a script.
 func TestOlderPinsConsumer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not resolving a provider's module graph")
@@ -149,6 +155,12 @@ func TestOlderPinsConsumer(t *testing.T) {
 	after := addLibrary(t, dir, filepath.Join(testenv.ModuleRoot(), "provisioning"))
 	if m := moved(before, after); len(m) > 0 {
 		t.Fatalf("adding the library moved the provider's pins: %v", m)
+	}
+	now := after.versions()
+	for path, v := range before.versions() {
+		if now[path] != v {
+			t.Logf("shared with the library, now at its version: %s %s -> %s", path, v, now[path])
+		}
 	}
 	out := run(t, dir, "run", ".")
 	for _, format := range []string{"cloud-config", "ignition", "script"} {

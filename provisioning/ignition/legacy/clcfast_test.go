@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -15,6 +14,8 @@ import (
 	"github.com/flatcar/ignition/config/validate"
 	"github.com/stretchr/testify/require"
 	yaml "gopkg.in/yaml.v3"
+
+	"github.com/nodeboot/nodeboot/provisioning/internal/sharedtest"
 )
 
 // The transpiler is the oracle: whatever fastCLC accepts, the transpiler
@@ -168,19 +169,12 @@ func TestFastCLCMatchesTranspiler(t *testing.T) {
 }
 
 // referenceVectors are CABPK's reference vectors whose names start with
-// prefix: ../shared/cabpk-vectors beside the repository, or under
-// $NODEBOOT_SHARED (where the root module's tests find them too). None is a
-// failure, not a skip: the fast path must be checked on CABPK's inputs.
+// prefix. None is a failure: the fast path must be checked on CABPK's inputs.
 func referenceVectors(t *testing.T, prefix string) []string {
 	t.Helper()
-	shared := os.Getenv("NODEBOOT_SHARED")
-	if shared == "" {
-		_, file, _, _ := runtime.Caller(0)
-		shared = filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared")
-	}
-	dirs, err := filepath.Glob(filepath.Join(shared, "cabpk-vectors", prefix+"*"))
+	dirs, err := filepath.Glob(filepath.Join(sharedtest.Dir(t), "cabpk-vectors", prefix+"*"))
 	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no reference vectors %s* under %s (set NODEBOOT_SHARED)", prefix, shared)
+		t.Fatalf("no reference vectors %s* in the shared directory", prefix)
 	}
 	return dirs
 }
