@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -94,6 +95,25 @@ func New(assets, work, runID string) (*Lab, error) {
 	// The bridge only switches: no bridged frame goes through this
 	// namespace's netfilter.
 	_ = os.WriteFile("/proc/sys/net/bridge/bridge-nf-call-iptables", []byte("0"), 0o644)
+	// Every node is a container with systemd, journald, containerd and a
+	// kubelet, each holding inotify instances, and the kernel counts them
+	// per user across containers: its default of 128 is what about a dozen
+	// nodes use up, and the next containerd then starts without its CRI
+	// plugin ("couldn't initialize inotify: too many open files"), so that
+	// node never joins (seen on a loaded 2-core machine). The limits are
+	// the kernel's, not the namespace's: raise them, never lower them, as
+	// kind asks of its users for the same reason.
+	for _, lim := range []struct {
+		path  string
+		floor int
+	}{
+		{"/proc/sys/fs/inotify/max_user_instances", 8192},
+		{"/proc/sys/fs/inotify/max_user_watches", 524288},
+	} {
+		if err := raiseLimit(lim.path, lim.floor); err != nil {
+			return nil, err
+		}
+	}
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
@@ -183,4 +203,23 @@ func removeStaleCgroups() {
 	for _, d := range append(dirs, more...) {
 		_ = removeCgroupOnce(d)
 	}
+}
+
+// raiseLimit sets the kernel limit at path to min when it is lower.
+func raiseLimit(path string, minimum int) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("lab: read %s: %w", path, err)
+	}
+	cur, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fmt.Errorf("lab: %s: %w", path, err)
+	}
+	if cur >= minimum {
+		return nil
+	}
+	if err := os.WriteFile(path, []byte(strconv.Itoa(minimum)), 0o644); err != nil {
+		return fmt.Errorf("lab: raise %s from %d to %d (a dozen nodes need it): %w", path, cur, minimum, err)
+	}
+	return nil
 }
