@@ -15,9 +15,13 @@ import (
 // endpoints face every workload network, so a stranger there must not be
 // able to use up the connections, the CPU or the memory a node needs.
 //
-// A source is the TCP peer's address (an IPv6 /64, which one host usually
-// holds whole). Behind a proxy or load balancer that hides the node's
-// address every node is one source: raise the per-source limits there.
+// A source is the TCP peer's address, IPv6 included: clouds give a whole
+// /64 to a subnet, not to a host (AWS, GCP and Azure alike), so keying by
+// /64 would make every node of a subnet one source that a single stranger
+// there could use up. A stranger holding many addresses gets a budget for
+// each, and the global limits bound them together. Behind a proxy or load
+// balancer that hides the node's address every node is one source: raise
+// the per-source limits there.
 type Limits struct {
 	// MaxConns caps open connections from all sources; a connection over
 	// it is closed at once, before its handshake.
@@ -85,7 +89,7 @@ type limiter struct {
 
 	mu      sync.Mutex
 	conns   int
-	sources map[netip.Prefix]*source
+	sources map[netip.Addr]*source
 }
 
 type source struct {
@@ -95,26 +99,21 @@ type source struct {
 
 func newLimiter(l Limits) *limiter {
 	l = l.withDefaults()
-	return &limiter{l: l, global: rate.NewLimiter(l.GlobalRate, l.GlobalBurst), now: time.Now, sources: map[netip.Prefix]*source{}}
+	return &limiter{l: l, global: rate.NewLimiter(l.GlobalRate, l.GlobalBurst), now: time.Now, sources: map[netip.Addr]*source{}}
 }
 
-// sourceOf keys an address: the IPv4 address, or the IPv6 /64.
-func sourceOf(addr string) netip.Prefix {
+// sourceOf keys a peer by its address (an IPv4-mapped IPv6 address as the
+// IPv4 address it is; an IPv6 zone does not make another source).
+func sourceOf(addr string) netip.Addr {
 	ap, err := netip.ParseAddrPort(addr)
 	if err != nil {
-		return netip.Prefix{}
+		return netip.Addr{}
 	}
-	a := ap.Addr().Unmap()
-	bits := 32
-	if a.Is6() {
-		bits = 64
-	}
-	p, _ := a.Prefix(bits)
-	return p
+	return ap.Addr().Unmap().WithZone("")
 }
 
 // get returns key's entry, making room for it if need be; mu is held.
-func (lm *limiter) get(key netip.Prefix, now time.Time) *source {
+func (lm *limiter) get(key netip.Addr, now time.Time) *source {
 	if s, ok := lm.sources[key]; ok {
 		return s
 	}
@@ -149,7 +148,7 @@ const (
 )
 
 // open admits a new connection from addr, or says why not.
-func (lm *limiter) open(addr string) (netip.Prefix, string) {
+func (lm *limiter) open(addr string) (netip.Addr, string) {
 	key := sourceOf(addr)
 	now := lm.now()
 	lm.mu.Lock()
@@ -171,7 +170,7 @@ func (lm *limiter) open(addr string) (netip.Prefix, string) {
 	return key, ""
 }
 
-func (lm *limiter) close(key netip.Prefix) {
+func (lm *limiter) close(key netip.Addr) {
 	lm.mu.Lock()
 	defer lm.mu.Unlock()
 	lm.conns--

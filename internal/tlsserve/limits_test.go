@@ -7,8 +7,8 @@ import (
 )
 
 // TestLimiter: the global and per-source connection caps, the per-source
-// rate shared by connections and requests, IPv6 sources keyed by /64, and
-// a closed connection giving its place back.
+// rate shared by connections and requests, and a closed connection giving
+// its place back.
 func TestLimiter(t *testing.T) {
 	now := time.Unix(1000, 0)
 	lm := newLimiter(Limits{MaxConns: 3, MaxConnsPerSource: 2, SourceRate: 1, SourceBurst: 3, GlobalRate: 100, GlobalBurst: 100})
@@ -33,8 +33,8 @@ func TestLimiter(t *testing.T) {
 	if _, r = lm.open("[2001:db8::ffff]:2"); r != "" {
 		t.Fatalf("a closed connection's place: %q", r)
 	}
-	if _, r = lm.open("[2001:db8::3]:3"); r != reasonConns && r != reasonSourceConns {
-		t.Fatalf("the /64 is one source: %q", r)
+	if _, r = lm.open("[2001:db8::3]:3"); r != reasonConns {
+		t.Fatalf("over MaxConns: %q", r)
 	}
 	// 10.0.0.1 spent 2 of its burst of 3 on connections (the refused one
 	// took nothing).
@@ -47,6 +47,43 @@ func TestLimiter(t *testing.T) {
 	now = now.Add(time.Second)
 	if r = lm.request("10.0.0.1:1000"); r != "" {
 		t.Fatalf("after a second: %q", r)
+	}
+}
+
+// TestLimiterIPv6Neighbours: clouds give a subnet, not a host, an IPv6 /64,
+// so a stranger holding its source's connections in a node subnet must not
+// refuse the nodes beside it. An IPv4-mapped address is the IPv4 source
+// and a zone makes no other source.
+func TestLimiterIPv6Neighbours(t *testing.T) {
+	lm := newLimiter(Limits{MaxConns: 100, MaxConnsPerSource: 2})
+	for i := range 2 {
+		if _, r := lm.open(fmt.Sprintf("[2001:db8:0:1::bad]:%d", i)); r != "" {
+			t.Fatal(r)
+		}
+	}
+	if _, r := lm.open("[2001:db8:0:1::bad]:9"); r != reasonSourceConns {
+		t.Fatalf("the stranger's third connection: %q", r)
+	}
+	if _, r := lm.open("[2001:db8:0:1::a:1]:1"); r != "" {
+		t.Fatalf("a node in the stranger's /64 refused: %q", r)
+	}
+	if _, r := lm.open("[fe80::1%eth0]:1"); r != "" {
+		t.Fatal(r)
+	}
+	if _, r := lm.open("[fe80::1%eth1]:1"); r != "" {
+		t.Fatal(r)
+	}
+	if _, r := lm.open("[fe80::1]:1"); r != reasonSourceConns {
+		t.Fatalf("a zone made another source: %q", r)
+	}
+	if _, r := lm.open("10.0.0.7:1"); r != "" {
+		t.Fatal(r)
+	}
+	if _, r := lm.open("10.0.0.7:2"); r != "" {
+		t.Fatal(r)
+	}
+	if _, r := lm.open("[::ffff:10.0.0.7]:3"); r != reasonSourceConns {
+		t.Fatalf("an IPv4-mapped address made another source: %q", r)
 	}
 }
 
