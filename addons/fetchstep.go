@@ -21,6 +21,11 @@ import "cmp"
 // adds each file to the add-ons' directory (mode 0600) the first time it
 // is named; the names are digests of the content, so add-ons that share a
 // CA bundle or a credential share its file.
+// CredentialFilePrefix starts the name of every credential file the add-on
+// step writes (then 16 hex digits of the credential's digest), so tools
+// that show bootstrap data, nodeboot diff among them, can hide its content.
+const CredentialFilePrefix = "token-"
+
 func fetchColumns(a Addon, once func(name, content string)) (url, extra string) {
 	var ca, cred string
 	if len(a.CABundle) > 0 {
@@ -28,7 +33,7 @@ func fetchColumns(a Addon, once func(name, content string)) (url, extra string) 
 		once(ca, string(a.CABundle))
 	}
 	if a.Credential != "" {
-		cred = "token-" + Digest([]byte(a.Credential))[:16]
+		cred = CredentialFilePrefix + Digest([]byte(a.Credential))[:16]
 		once(cred, a.Credential)
 	}
 	switch {

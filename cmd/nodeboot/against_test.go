@@ -7,7 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
+	"github.com/nodeboot/nodeboot/addons"
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
+	"github.com/nodeboot/nodeboot/provisioning"
+	"github.com/nodeboot/nodeboot/provisioning/cloudinit"
+	"github.com/nodeboot/nodeboot/provisioning/ignition"
 )
 
 // endless yields an unending YAML-looking stream and counts what was read;
@@ -95,5 +101,43 @@ func TestCompareRedactsReportCredential(t *testing.T) {
 		if strings.Contains(out, s) {
 			t.Fatalf("a report credential is in the output:\n%s", out)
 		}
+	}
+}
+
+// TestCompareRedactsFetchCredential: an add-on fetch credential, in the file
+// the add-on step writes for it (addons.Contribute), never reaches diff's
+// output, as cloud-config or as Ignition v3 alike.
+func TestCompareRedactsFetchCredential(t *testing.T) {
+	render := func(credential string, r provisioning.Provisioner, opts provisioning.Options) []byte {
+		t.Helper()
+		plan := &provisioning.Plan{
+			Role:     provisioning.RoleInit,
+			Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "kubeadm init"}},
+		}
+		require.NoError(t, addons.Contribute(plan, []addons.Addon{{Name: "cni", Version: "v1", URL: "https://nodeboot-addons.example:9444/a.yaml",
+			SHA256: strings.Repeat("ab", 32), Credential: credential, Origin: provisioning.NewPath("addons", "cni")}}, addons.Options{}))
+		out, err := r.Render(plan, opts)
+		require.NoError(t, err)
+		return out.Data
+	}
+	stored, rendered := "c8YbNq3k2Zp0V1x7Lw4sR6tU9yA5dF3gH2jK8mN0pQ1", "Zz9YbNq3k2Zp0V1x7Lw4sR6tU9yA5dF3gH2jK8mN0pQ"
+	for _, tc := range []struct {
+		format string
+		r      provisioning.Provisioner
+		opts   provisioning.Options
+	}{
+		{"cloud-config", &cloudinit.Renderer{}, provisioning.Options{}},
+		{"ignition", &ignition.Renderer{}, provisioning.Options{Version: "3.4.0"}},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			a, b := render(stored, tc.r, tc.opts), render(rendered, tc.r, tc.opts)
+			require.Contains(t, string(a), stored, "the credential is in the data (else this test proves nothing)")
+			c := compareData("KubeadmConfig ns/cp", "Secret ns/cp", a, tc.format, b, tc.format, true)
+			out := strings.Join(c.details, "\n") + c.unified
+			require.False(t, c.identical)
+			for _, s := range []string{stored, rendered} {
+				require.NotContains(t, out, s, "a fetch credential is in the output")
+			}
+		})
 	}
 }

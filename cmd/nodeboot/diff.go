@@ -16,6 +16,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/yaml"
 
+	"github.com/nodeboot/nodeboot/addons"
 	"github.com/nodeboot/nodeboot/bootstrap/manifest"
 )
 
@@ -306,9 +307,9 @@ var (
 	jsonPath = regexp.MustCompile(`^\s*"path":\s*"([^"]*)"`)
 	jsonStr  = regexp.MustCompile(`^(\s*"[^"]+":\s*)("(?:[^"\\]|\\.)*")(,?)$`)
 	// keyPath is a file whose content is a private key whatever its encoding.
-	// Key files, and credential files such as the bootstrap reporter's
-	// token, whose content is never shown.
-	keyPath = regexp.MustCompile(`(?i)(\.key|[-_.]key\.pem|private[^/]*|/token)$`)
+	// Key files, and credential files (the bootstrap reporter's token, the
+	// add-on step's fetch credentials), whose content is never shown.
+	keyPath = regexp.MustCompile(`(?i)(\.key|[-_.]key\.pem|private[^/]*|/token|/` + addons.CredentialFilePrefix + `[0-9a-f]{16})$`)
 )
 
 // redactLines returns lines with secrets replaced by <redacted>, line for
