@@ -72,6 +72,9 @@ bounded() {
 # followed: the manifest is pinned by its sha256 anyway.
 get() (
 	t=$(left)
+	# The clock may have moved since the caller looked: 0 would be no
+	# limit at all to curl, wget and timeout.
+	[ "$t" -gt 0 ] || exit 1
 	[ "$t" -le 120 ] || t=120
 	cfg=$work/fetch.conf
 	rm -rf "$work/ca"

@@ -330,6 +330,46 @@ func TestFetchDeadline(t *testing.T) {
 	}
 }
 
+// TestFetchDeadlineAtItsEnd: an attempt that starts as the step's last
+// second runs out gets a bound too. The node's clock (a date that moves one
+// second each time it is read) leaves the loop one second and the attempt
+// none; a zero bound is "no limit" to curl, wget and timeout alike, and the
+// server answers nothing once the handshake is done.
+func TestFetchDeadlineAtItsEnd(t *testing.T) {
+	ca := testenv.NewCA(t)
+	stall := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	})
+	url := ca.StartTLS(t, stall, "").URL
+	for tool, tools := range fetchTools {
+		for _, shell := range fetchShells(t) {
+			t.Run(tool+"/"+shell, func(t *testing.T) {
+				t.Parallel()
+				n := newFetchNode(t, shell, credentialed(url, ca.PEM), tools...)
+				clock := filepath.Join(t.TempDir(), "clock")
+				fake := "#!/bin/sh\nn=$(cat " + clock + " 2>/dev/null || echo 1000000000)\necho $((n + 1)) > " + clock + "\necho \"$n\"\n"
+				if err := os.Remove(filepath.Join(n.bin, "date")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(n.bin, "date"), []byte(fake), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				n.timeout = 2
+				code, out, took := n.run(30 * time.Second)
+				if code == -1 || took > 15*time.Second {
+					t.Fatalf("the step took %s (exit %d) with a deadline of 2s:\n%s", took.Round(time.Millisecond), code, out)
+				}
+				if code == 0 {
+					t.Fatalf("exit 0:\n%s", out)
+				}
+			})
+		}
+	}
+}
+
 // TestFetchCredentialNotTraced: run under bash -x with SHELLOPTS=xtrace
 // handed down, the step prints no credential.
 func TestFetchCredentialNotTraced(t *testing.T) {
