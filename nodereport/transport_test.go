@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	"github.com/nodeboot/nodeboot/nodereport"
 	"github.com/nodeboot/nodeboot/provisioning"
 	"github.com/nodeboot/nodeboot/test/testenv"
@@ -251,6 +253,77 @@ func TestReportLogTailBounded(t *testing.T) {
 			}
 			if l, _ := m["log"].(string); !strings.HasSuffix(l, "error: the reason\n") || len(l) > 64<<10 {
 				t.Errorf("log tail (%d bytes) does not end in the step's last line: %.200q", len(l), l)
+			}
+		})
+	}
+}
+
+// TestReportBodyBoundedInUTF8Locale: Fedora's, RHEL's and SUSE's coreutils
+// count `cut -c` in characters under a UTF-8 locale, so a line of CJK text
+// cut "at 512" would be three times as long. The report must stay under the
+// manager's body limit (which answers a larger one 413, and the node drops
+// it) whatever the node's locale. The node's cut here behaves as theirs.
+func TestReportBodyBoundedInUTF8Locale(t *testing.T) {
+	// The interpreter itself: a python3 on PATH may be a shim that needs
+	// tools the node's PATH does not have.
+	exe, err := exec.Command(lookPath(t, "python3"), "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	python := strings.TrimSpace(string(exe))
+	for _, shell := range shells(t) {
+		t.Run(shell, func(t *testing.T) {
+			t.Parallel()
+			n := newNodeCA(t, shell, "https://127.0.0.1:1"+reportPath, testenv.NewCA(t).PEM, nodereport.CloudInit)
+			real, err := filepath.EvalSymlinks(filepath.Join(n.path, "cut"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			i18n := `import sys
+n = int(sys.argv[2].split("-")[1])
+for line in sys.stdin.buffer:
+    s = line.rstrip(b"\n").decode("utf-8", "surrogateescape")
+    sys.stdout.buffer.write(s[:n].encode("utf-8", "surrogateescape") + b"\n")
+`
+			cut := "#!/bin/sh\ncase ${LC_ALL:-${LC_CTYPE:-${LANG:-}}} in\n*[Uu][Tt][Ff]-8*|*[Uu][Tt][Ff]8*) exec " + python + " -c '" + i18n + "' \"$@\" ;;\nesac\nexec " +
+				map[bool]string{true: real + " cut", false: real}[shell == "busybox"] + " \"$@\"\n"
+			if err := os.Remove(filepath.Join(n.path, "cut")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(n.path, "cut"), []byte(cut), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			log := filepath.Join(n.root, "/var/log/cloud-init-output.log")
+			writeFile(t, log, provisioning.File{Content: "output of an earlier step\n"})
+			n.spoolStarted()
+			f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 60 {
+				if _, err := f.WriteString(strings.Repeat("節點啟動失敗", 100) + "\n"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if code, out, _ := n.runFor(time.Minute, []string{"NODEBOOT_REPORT_NO_SEND=1", "LANG=C.UTF-8"}, "check", "1", "kubeadm"); code != 1 {
+				t.Fatalf("check 1 exited %d:\n%s", code, out)
+			}
+			raw, err := os.ReadFile(filepath.Join(n.root, nodereport.SpoolDir, "2-failed.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(raw) > nodereportctrl.MaxBody {
+				t.Fatalf("the failure report is %d bytes, over the manager's limit of %d", len(raw), nodereportctrl.MaxBody)
+			}
+			m := map[string]any{}
+			if err := json.Unmarshal(raw, &m); err != nil {
+				t.Fatalf("spooled report: %v", err)
+			}
+			if l, _ := m["log"].(string); !strings.Contains(l, "節點啟動失敗") {
+				t.Errorf("the log tail lost the step's output: %.200q", l)
 			}
 		})
 	}

@@ -67,7 +67,8 @@ spool() {
 # on one line. The sed program is internal/redact's table, the one the
 # manager redacts with too; script.go puts it in place of @REDACTIONS@.
 # LC_ALL=C: in a UTF-8 locale a byte that is not UTF-8 would end a match
-# in the middle of a secret.
+# in the middle of a secret, and Fedora's, RHEL's and SUSE's cut would count
+# -c in characters (three bytes each in CJK text), over the manager's 64 KiB.
 redact() {
   sedf=$(mktemp "${TMPDIR:-/tmp}/nodeboot-report.XXXXXX") || return 0
   cat > "$sedf" <<'SED'
@@ -78,7 +79,7 @@ SED
     printf 's/%s/[redacted]/g\n' "$(cat "$CONF/token")" >> "$sedf"
   fi
   # Terminal colours (kubeadm's preflight) go whole, not as bare "[0;37m".
-  tail -n 1000 | sed "s/$(printf '\033')\[[0-9;?]*[@-~]//g" | tr '\011' ' ' | tr -d '\000-\010\013-\037\177' | LC_ALL=C sed -E -f "$sedf" | tail -n 50 | cut -c 1-512 |
+  tail -n 1000 | sed "s/$(printf '\033')\[[0-9;?]*[@-~]//g" | tr '\011' ' ' | tr -d '\000-\010\013-\037\177' | LC_ALL=C sed -E -f "$sedf" | tail -n 50 | LC_ALL=C cut -c 1-512 |
     sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/$/\\n/' | tr -d '\n'
   rm -f "$sedf"
 }
@@ -125,7 +126,7 @@ record_failure() {
   # Let the output that explains the failure reach the log first.
   [ -n "$3" ] || sleep 1
   # Lines are cut before redact buffers them; it cuts them at 512 after.
-  log=$(logtail "$3" | cut -c 1-4096 | redact)
+  log=$(logtail "$3" | LC_ALL=C cut -c 1-4096 | redact)
   spool 2-failed "{\"phase\":\"failed\",\"step\":\"$1\",\"exitCode\":$2,\"log\":\"$log\"}"
   say "$1 exited $2; reporting the failure"
   kick
