@@ -1,5 +1,10 @@
 package redact
 
+import (
+	"encoding/base64"
+	"strings"
+)
+
 // Class is one kind of secret.
 type Class struct {
 	// Name is a short identifier, used in tests and the documentation.
@@ -35,8 +40,10 @@ const (
 	pemSecret = `-----BEGIN [A-Z0-9 ]*(PRIVATE|SECRET|ENCRYPTED)[A-Z0-9 ]*-----`
 	pemEnd    = `-----END [A-Z0-9 ]*-----`
 	// secretName ends a name that holds a secret; names that merely contain
-	// one of these words (token_ttl, password_file, secretName) do not.
-	secretName = `(pass(word|wd|phrase)|pwd|secret|token|(api|access|secret|private|account|certificate|encryption)[_-]?key|` +
+	// one of these words (token_ttl, password_file, secretName) do not. A
+	// bare "pass" counts after _ or - only (DB_PASS, --db-pass): bypass,
+	// compass.
+	secretName = `(pass(word|wd|phrase)|[_-]pass|pwd|secret|token|(api|access|secret|private|account|certificate|encryption)[_-]?key|` +
 		`key[_-]?data|credentials?|sig(nature)?)`
 	// quoted is a quoted value, to its closing quote or the line's end (a
 	// cut-off quote); it becomes "[redacted]", so that redacting again finds
@@ -55,6 +62,20 @@ const (
 	// leaving them out spares Go's matcher a loop at every position.
 	named = secretName + `["']?[[:space:]]*[:=][[:space:]]*`
 )
+
+// base64PEM is a base64-encoded PEM block whose BEGIN line names a private
+// or secret key: the encodings of those lines (as far as their bytes
+// decide them) and the rest of the base64 run.
+var base64PEM = func() string {
+	labels := []string{"PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY", "OPENSSH PRIVATE KEY",
+		"ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK", "PGP SECRET KEY BLOCK"}
+	alts := make([]string, len(labels))
+	for i, l := range labels {
+		begin := "-----BEGIN " + l + "-----"
+		alts[i] = base64.StdEncoding.EncodeToString([]byte(begin[:len(begin)/3*3]))
+	}
+	return "(" + strings.Join(alts, "|") + ")[A-Za-z0-9+/=]*"
+}()
 
 // secretHints are the pieces every secretName alternative contains.
 var secretHints = []string{"pass", "pwd", "secret", "token", "key", "cred", "sig"}
@@ -99,6 +120,8 @@ var classes = []Class{
 		"secret_key, private_key, account_key, certificate_key, key_data, credential(s), signature, sig " +
 		"(AWS_SECRET_ACCESS_KEY=, client-key-data:, \"private_key\":, AccountKey=, X-Amz-Signature=)",
 		Pattern: `(` + named + `)` + bare, Replace: `\1` + Redacted, Fold: true, Hints: secretHints},
+	{Name: "private-key-base64", Catches: "a base64-encoded PEM private or secret key (a Secret's tls.key as kubectl shows it), from its BEGIN line's encoding; certificates stay",
+		Pattern: base64PEM, Replace: RedactedPrivateKey, Hints: []string{"ls0tls1crudjti"}},
 	{Name: "bearer", Catches: "a Bearer credential outside a header",
 		Pattern: `(bearer[[:space:]]+)[A-Za-z0-9._~+/=-]{8,}`, Replace: `\1` + Redacted, Fold: true, Hints: []string{"bearer"}},
 	{Name: "jwt", Catches: "a JSON Web Token (service account tokens, OIDC ID tokens)",
