@@ -1,6 +1,7 @@
 package redact_test
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"strings"
@@ -80,6 +81,29 @@ func TestCorpus(t *testing.T) {
 	for _, c := range redact.Classes() {
 		if !covered[c.Name] {
 			t.Errorf("class %s has no corpus case", c.Name)
+		}
+	}
+}
+
+// TestBase64PEM: a base64-encoded PEM block goes when its BEGIN line names a
+// private or secret key, whatever the label's length (so PRIVATE at each
+// alignment), and stays when it is public.
+func TestBase64PEM(t *testing.T) {
+	enc := func(label string) string {
+		return base64.StdEncoding.EncodeToString([]byte("-----BEGIN " + label + "-----\nMIIBsecretbody0123456789\n-----END " + label + "-----\n"))
+	}
+	for _, l := range []string{"PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY", "OPENSSH PRIVATE KEY",
+		"ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK", "PGP SECRET KEY BLOCK"} {
+		in := "  tls.key: " + enc(l)
+		if out := redact.Text(in); out != "  tls.key: "+redact.RedactedPrivateKey {
+			t.Errorf("%s: %q", l, out)
+		}
+	}
+	for _, l := range []string{"CERTIFICATE", "TRUSTED CERTIFICATE", "CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST", "PUBLIC KEY",
+		"RSA PUBLIC KEY", "PGP PUBLIC KEY BLOCK", "PGP SIGNATURE", "X509 CRL", "EC PARAMETERS", "DH PARAMETERS"} {
+		in := "  ca.crt: " + enc(l)
+		if out := redact.Text(in); out != in {
+			t.Errorf("%s changed: %q", l, out)
 		}
 	}
 }

@@ -104,10 +104,13 @@ func fetchOptions(t testing.TB) addonsctrl.FetchOptions {
 // redaction table) is about 3.7 KB gzipped, its CA about 0.5 KB, and
 // Ignition v3 carries both again as base64 inside its gzip wrapper.
 // reporterCostLimit holds each format to what it costs today, so it can
-// only shrink.
+// only shrink, unless a reason is named here: two redaction classes
+// (base64-encoded PEM private keys, DB_PASS-style names) and a cut that
+// counts bytes in every locale added about 70 B gzipped (4,700 and 6,350
+// before).
 const reporterCostGoal = 2048
 
-var reporterCostLimit = map[string]int{"cloud-config": 4700, "ignition": 6350}
+var reporterCostLimit = map[string]int{"cloud-config": 4740, "ignition": 6400}
 
 // rsaIgnitionFetchedLimit bounds RSA-2048 Ignition v3 with the add-ons
 // fetched, which no longer always fits ec2UserDataLimit (see TestSizeBudget).
