@@ -83,7 +83,7 @@ func newReconcilers(c clients, o *options) reconcilers {
 	// the fetch fallback is taken when they are what tips the data over.
 	var exts []controllers.Extension
 	if o.reportURL != "" {
-		exts = append(exts, &nodereportctrl.Extension{URL: o.reportURL, CABundle: o.reportCA})
+		exts = append(exts, &nodereportctrl.Extension{URL: o.reportURL, CABundle: o.reportCA, Existing: c.apiReader})
 	}
 	exts = append(exts, ext)
 	return reconcilers{

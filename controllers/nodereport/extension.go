@@ -31,9 +31,8 @@ const AnnotationFailFast = "nodeboot.dev/fail-fast"
 var ErrUnsupportedFormat = errors.New("bootstrap reports are not supported for this format")
 
 // Extension puts the node reporter into every config's bootstrap data, with
-// a fresh credential saved beside it (bootstrap.Result.Secrets: the
-// reconciler stores it before the data), so each new data gets a new
-// credential and an old node's stops working.
+// its credential saved beside it (bootstrap.Result.Secrets: the reconciler
+// stores it before the data).
 type Extension struct {
 	// URL is the endpoint's base as nodes reach it, e.g. https://host:9445.
 	URL string
@@ -44,6 +43,14 @@ type Extension struct {
 	// credential: the config's own credential Secret is read through it
 	// (nodeboot verify, which never writes). See StoredCredential.
 	Stored client.Reader
+	// Existing, when set, keeps the credential of the config's own
+	// credential Secret (StoredCredential), read through it, and mints one
+	// only when there is none: new data for the same config (a MachinePool's
+	// token rotation) must not lock out the instances still booting from
+	// the old data, whose reports would be refused and then dropped. The
+	// manager sets it; a credential Secret of another config, or of an
+	// earlier config of the same name, is never kept.
+	Existing client.Reader
 }
 
 var _ controllers.Extension = (*Extension)(nil)
@@ -86,9 +93,28 @@ func (e *Extension) MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, 
 	// its token into the logs the reporter reads.
 	result.QuietInitToken()
 	newSecret := NewCredentialSecret
-	if e.Stored != nil {
+	switch {
+	case e.Stored != nil:
 		newSecret = func(config *bootstrapv1.KubeadmConfig, _ string) (*corev1.Secret, error) {
 			return StoredCredential(ctx, e.Stored, config)
+		}
+	case e.Existing != nil:
+		newSecret = func(config *bootstrapv1.KubeadmConfig, cluster string) (*corev1.Secret, error) {
+			sec, err := NewCredentialSecret(config, cluster)
+			if err != nil {
+				return nil, err
+			}
+			old, err := StoredCredential(ctx, e.Existing, config)
+			switch {
+			case errors.Is(err, ErrNoStoredCredential):
+				return sec, nil
+			case err != nil:
+				return nil, err
+			}
+			// The Secret as NewCredentialSecret makes it, with the kept
+			// credential: nothing else of the stored object is carried on.
+			sec.Data[CredentialKey] = old.Data[CredentialKey]
+			return sec, nil
 		}
 	}
 	sec, err := newSecret(config, cluster.Name)

@@ -50,14 +50,15 @@ func withWatch(t testing.TB) client.WithWatch {
 	return c
 }
 
-// directReconciler is the nodeboot reconciler with the report extension,
-// called directly (no manager, no cache), writing through w.
+// directReconciler is the nodeboot reconciler with the report extension as
+// cmd/manager sets it up, called directly (no manager, no cache), writing
+// through w.
 func directReconciler(t testing.TB, w client.Client) *controllers.Reconciler {
 	t.Helper()
 	return &controllers.Reconciler{
 		Client: w, SecretCachingClient: k8s, APIReader: k8s, ClusterCache: workloadIsEnvtest{},
 		InitLock: locking.NewControlPlaneInitMutex(k8s), TokenTTL: controllers.DefaultTokenTTL,
-		Extensions: []controllers.Extension{&nodereportctrl.Extension{URL: "https://127.0.0.1:1", CABundle: testenv.TestCABundle(t)}},
+		Extensions: []controllers.Extension{&nodereportctrl.Extension{URL: "https://127.0.0.1:1", CABundle: testenv.TestCABundle(t), Existing: k8s}},
 	}
 }
 
@@ -227,7 +228,8 @@ func instanceResults(t testing.TB, ns, name string) map[string]struct{ Result, M
 // TestMachinePoolReportsPerInstance: a MachinePool's instances share one
 // config and credential; each reports under its node name, the condition
 // summarises them, a failed instance makes Ready False, and a token
-// rotation (new data, new credential) resets no instance's result.
+// rotation (new data, the same credential) resets no instance's result and
+// locks out no instance still booting from the old data.
 func TestMachinePoolReportsPerInstance(t *testing.T) {
 	ns := newNamespace(t, "status-pool")
 	createCluster(t, ns, clusterOptions{initialized: true, certs: true, kubeconfig: true})
@@ -281,7 +283,7 @@ func TestMachinePoolReportsPerInstance(t *testing.T) {
 	}
 
 	// Rotation: the pool's nodes joined and its token is gone, so the
-	// reconciler mints a new token, new data and a new credential.
+	// reconciler mints a new token and new data, with the same credential.
 	pool.Status.NodeRefs = []corev1.ObjectReference{{Kind: "Node", Name: "pool-a"}, {Kind: "Node", Name: "pool-b"}}
 	if err := k8s.Status().Update(ctx, pool); err != nil {
 		t.Fatal(err)
@@ -300,18 +302,22 @@ func TestMachinePoolReportsPerInstance(t *testing.T) {
 		t.Fatalf("no rotation: token %q (was %q), %v", tok, oldToken, err)
 	}
 	rotated, err := credential(ctx, h, ns, "pool")
-	if err != nil || rotated == token {
-		t.Fatalf("no new credential after the rotation (%v)", err)
+	if err != nil || rotated != token {
+		t.Fatalf("a new credential after the rotation (%v): instances booting from the old data would be locked out", err)
 	}
 	wantCondition(nodereportctrl.FailedReason, "2/3 succeeded, 1 failed: "+failure)
 	if after := instanceResults(t, ns, "pool"); len(after) != 3 || after["pool-a"] != before["pool-a"] || after["pool-c"] != before["pool-c"] {
 		t.Errorf("instances after the rotation %+v, want %+v", after, before)
 	}
-	send(token, "pool-d", `{"phase":"started"}`, http.StatusUnauthorized)
+	// pool-d boots from the new data; pool-e from the old (launched before
+	// its infrastructure provider took the new data), and reports after
+	// the rotation all the same.
 	send(rotated, "pool-d", `{"phase":"started"}`, http.StatusAccepted)
-	wantCondition(nodereportctrl.FailedReason, "2/4 succeeded, 1 failed, 1 running: "+failure)
+	send(token, "pool-e", `{"phase":"started"}`, http.StatusAccepted)
+	wantCondition(nodereportctrl.FailedReason, "2/5 succeeded, 1 failed, 2 running: "+failure)
 	send(rotated, "pool-d", `{"phase":"succeeded"}`, http.StatusAccepted)
-	wantCondition(nodereportctrl.FailedReason, "3/4 succeeded, 1 failed: "+failure)
+	send(token, "pool-e", `{"phase":"succeeded"}`, http.StatusAccepted)
+	wantCondition(nodereportctrl.FailedReason, "4/5 succeeded, 1 failed: "+failure)
 	reconcileConfig(t, r, ns, "pool")
-	wantCondition(nodereportctrl.FailedReason, "3/4 succeeded, 1 failed: "+failure)
+	wantCondition(nodereportctrl.FailedReason, "4/5 succeeded, 1 failed: "+failure)
 }
