@@ -455,8 +455,10 @@ func (c *cluster) waitBootstrapped(t testing.TB, name, reason string, timeout ti
 	return got
 }
 
-// podsRunning waits until the pods matching the selector run on every node
-// named, and returns them by node.
+// podsRunning waits until the pods matching the selector run, all their
+// containers ready, on every node named (with no node named: at least one
+// such pod, anywhere), and returns them by node. Each poll looks afresh: a
+// pod that was ready once and then crash-loops does not count.
 func (c *cluster) podsRunning(t testing.TB, ns, selector string, nodes ...string) map[string]corev1.Pod {
 	t.Helper()
 	wc := c.workload(t)
@@ -464,18 +466,22 @@ func (c *cluster) podsRunning(t testing.TB, ns, selector string, nodes ...string
 	must(t, err)
 	ls, err := metav1.LabelSelectorAsSelector(sel)
 	must(t, err)
-	byNode := map[string]corev1.Pod{}
+	var byNode map[string]corev1.Pod
 	eventually(t, 5*time.Minute, fmt.Sprintf("%s: pods %s/%s Running on %v", c.name, ns, selector, nodes), func() (bool, string, error) {
 		pods := &corev1.PodList{}
 		if err := wc.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabelsSelector{Selector: ls}); err != nil {
 			return false, err.Error(), nil
 		}
+		byNode = map[string]corev1.Pod{}
 		var states []string
 		for _, p := range pods.Items {
 			states = append(states, p.Name+"@"+p.Spec.NodeName+"="+podState(&p))
 			if p.Status.Phase == corev1.PodRunning && allReady(&p) {
 				byNode[p.Spec.NodeName] = p
 			}
+		}
+		if len(byNode) == 0 {
+			return false, "none ready: " + strings.Join(states, ", "), nil
 		}
 		for _, n := range nodes {
 			if _, ok := byNode[n]; !ok {

@@ -107,6 +107,20 @@ func (c *cluster) bootstrapped(t testing.TB, names ...string) {
 	}
 }
 
+// bootedFrom: each named Machine booted from data of the dialect given
+// ("cloud-config", an Ignition version such as "3.4.0", or "legacy 2.3.0"),
+// as the infrastructure provider read it from the data Secret: the
+// provider boots legacy Ignition too, so without this a scenario could
+// pass on the wrong dialect.
+func (c *cluster) bootedFrom(t testing.TB, dialect string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if pm := s.provider.Machine(types.NamespacedName{Namespace: c.ns, Name: n}); pm == nil || pm.Dialect != dialect {
+			t.Errorf("%s booted from %+v, want %s data", n, pm, dialect)
+		}
+	}
+}
+
 // addonsRunning: Flannel and NodeLocal DNSCache run on every node, CoreDNS
 // runs, and each FirstBootAddon reports Applied.
 func (c *cluster) addonsRunning(t testing.TB, nodes ...string) {
@@ -212,6 +226,7 @@ func testCloudConfig(t *testing.T) {
 	c := newCluster(t, clusterOpts{name: "cc", format: "cloud-config", addons: addonsFirstBoot, worker: true})
 	ready := c.waitReady(t, 12*time.Minute, c.cp(), c.worker())
 	c.readyTimes(t, ready)
+	c.bootedFrom(t, "cloud-config", c.cp(), c.worker())
 	c.waitMachinesLinked(t, c.cp(), c.worker())
 	c.bootstrapped(t, c.cp(), c.worker())
 	c.addonsRunning(t, c.cp(), c.worker())
@@ -236,6 +251,7 @@ func testIgnitionV3(t *testing.T) {
 	c := newCluster(t, clusterOpts{name: "ign3", format: "ignition", ignition: "3.4.0", addons: addonsFirstBoot, worker: true, maxBytes: 18432})
 	ready := c.waitReady(t, 12*time.Minute, c.cp(), c.worker())
 	c.readyTimes(t, ready)
+	c.bootedFrom(t, "3.4.0", c.cp(), c.worker())
 	c.waitMachinesLinked(t, c.cp(), c.worker())
 	c.bootstrapped(t, c.cp(), c.worker())
 	c.addonsRunning(t, c.cp(), c.worker())
@@ -261,6 +277,7 @@ func testRSAFetch(t *testing.T) {
 	})
 	ready := c.waitReady(t, 12*time.Minute, c.cp(), c.worker())
 	c.readyTimes(t, ready)
+	c.bootedFrom(t, "3.4.0", c.cp(), c.worker())
 	c.bootstrapped(t, c.cp(), c.worker())
 	c.addonsRunning(t, c.cp(), c.worker())
 }
@@ -404,6 +421,8 @@ func (c *cluster) failingWorkers(t *testing.T) { //nolint:thelper // a subtest's
 		})
 		t.Logf("%s: %s", name, cond.Message)
 	}
+	c.bootedFrom(t, "3.4.0", pre.Name)
+	c.bootedFrom(t, "cloud-config", bad.Name)
 }
 
 // testNoSecretsInLogs: no private key, bootstrap token or credential of any
@@ -452,6 +471,17 @@ func testNoSecretsInLogs(t *testing.T) {
 	})
 	if len(files) == 0 {
 		t.Fatal("no logs to scan")
+	}
+	// Every node's journal must be among them: CollectLogs keeps going
+	// when journalctl fails, and the scan would then pass on nothing.
+	nodeLogs, _ := filepath.Glob(filepath.Join(s.artifacts, "lab", "nodes", "*", "logs"))
+	if len(nodeLogs) == 0 {
+		t.Fatal("no node's logs were collected")
+	}
+	for _, d := range nodeLogs {
+		if fi, err := os.Stat(filepath.Join(d, "journal.log")); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: no journal collected (%v): the scan cannot vouch for this node", d, err)
+		}
 	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
