@@ -79,3 +79,55 @@ func TestExtensionRebuildsWithStoredCredential(t *testing.T) {
 		t.Errorf("no Secret: %v, want ErrNoStoredCredential", err)
 	}
 }
+
+// TestExtensionKeepsExistingCredential: with Existing set (the manager), new
+// data for a config keeps the credential of the config's own Secret, so
+// nodes booting from its earlier data are still heard; a Secret that is not
+// the config's own (an earlier config of the same name, another type) is
+// never kept, and without one a credential is minted.
+func TestExtensionKeepsExistingCredential(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := corev1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	cluster := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: "c1", Namespace: "ns"}}
+	config := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Name: "pool", Namespace: "ns", UID: "u-1"}}
+	stored, err := NewCredentialSecret(config, cluster.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := string(stored.Data[CredentialKey])
+	credential := func(objs ...*corev1.Secret) string {
+		t.Helper()
+		b := fake.NewClientBuilder().WithScheme(s)
+		for _, o := range objs {
+			b = b.WithObjects(o)
+		}
+		res := testenv.BuildVector(t, filepath.Join(testenv.VectorsDir(t), "cc-join-worker-minimal-v1.33"))
+		ext := &Extension{URL: "https://mgmt.example:9445", CABundle: testenv.TestCABundle(t), Existing: b.Build()}
+		if err := ext.MutatePlan(context.Background(), cluster, config, res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Secrets) != 1 || res.Secrets[0].Name != CredentialSecretName(config.Name) || len(res.Secrets[0].OwnerReferences) != 1 ||
+			res.Secrets[0].OwnerReferences[0].UID != config.UID || res.Secrets[0].ResourceVersion != "" {
+			t.Fatalf("the credential Secret the reconciler is to store: %+v", res.Secrets)
+		}
+		return string(res.Secrets[0].Data[CredentialKey])
+	}
+	if got := credential(stored.DeepCopy()); got != kept {
+		t.Error("the config's own credential was not kept")
+	}
+	stale := stored.DeepCopy()
+	stale.OwnerReferences[0].UID = "u-0"
+	if got := credential(stale); got == kept || len(got) < 32 {
+		t.Error("an earlier config's credential was kept")
+	}
+	opaque := stored.DeepCopy()
+	opaque.Type = corev1.SecretTypeOpaque
+	if got := credential(opaque); got == kept || len(got) < 32 {
+		t.Error("a Secret of another type was kept")
+	}
+	if got := credential(); got == kept || len(got) < 32 {
+		t.Errorf("no Secret: credential %d characters", len(got))
+	}
+}
