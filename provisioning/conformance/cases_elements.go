@@ -4,11 +4,35 @@ import "github.com/nodeboot/nodeboot/provisioning"
 
 // ElementCases are the Cases of the elements nodeCase does not use: a file
 // appended to and encoded contents; password hashes and groups several
-// users share. Each Case costs every runner a boot, so related elements
+// users share; boot commands. Each Case costs every runner a boot, so related elements
 // share one: a format that lacks one of them refuses the whole Case (CABPK's
 // Ignition 2.3 has no gzip, so it refuses file-contents).
 func ElementCases() []Case {
-	return []Case{fileContentsCase(), accountsCase()}
+	return []Case{fileContentsCase(), accountsCase(), bootCommandsCase()}
+}
+
+// bootCommandsCase: boot commands run first, in order, each in its own
+// shell (a variable one sets is gone in the next).
+func bootCommandsCase() Case {
+	return Case{
+		Name: "boot-commands",
+		Plan: func() *provisioning.Plan {
+			return &provisioning.Plan{
+				Role: provisioning.RoleJoinWorker,
+				BootCommands: []string{
+					"NODEBOOT_CONFORMANCE_BOOT=set; " + log("boot one"),
+					`if [ -z "${NODEBOOT_CONFORMANCE_BOOT:-}" ]; then ` + log("boot two in its own shell") + `; else ` + log("boot two saw boot one's variable") + `; fi`,
+				},
+				Commands: bootstrapOnly(),
+				Sentinel: Sentinel,
+			}
+		},
+		Uses: []provisioning.Element{provisioning.ElementBootCommands, provisioning.ElementCommands, provisioning.ElementSentinel},
+		Want: State{
+			Files: []File{{Path: Sentinel, Content: "success\n", Mode: 0o644, Owner: "root:root"}},
+			Log:   []string{"boot one", "boot two in its own shell", "bootstrap"},
+		},
+	}
 }
 
 // bootstrapOnly are the commands of a Case about something else: one

@@ -35,6 +35,11 @@ func conformanceTargets() []target {
 // something else than the Plan, by Case: the rows of the README's meaning
 // table, as the node shows them.
 var cabpkCloudConfigDepartures = map[string]func(w *conformance.State){
+	// bootcmd is one /bin/sh script too: the first boot command's
+	// variable reaches the second.
+	"boot-commands": func(w *conformance.State) {
+		w.Log = []string{"boot one", "boot two saw boot one's variable", "bootstrap"}
+	},
 	// All runcmd lines are one /bin/sh script without -e: a failing
 	// command stops nothing, the script ends with the last line's status,
 	// and the bootstrap line's "&& echo success" writes the sentinel.
