@@ -32,8 +32,9 @@ func CredentialSecretName(config string) string {
 }
 
 // NewCredentialSecret is a fresh credential for config (256 random bits),
-// controlled by it, to be saved before the bootstrap data that embeds it;
-// new data gets a new one, so an old node's credential stops working.
+// controlled by it, to be saved before the bootstrap data that embeds it
+// (the manager's Extension keeps the config's own when there is one: see
+// Extension.Existing).
 func NewCredentialSecret(config *bootstrapv1.KubeadmConfig, cluster string) (*corev1.Secret, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/cluster-api/bootstrap/kubeadm/pkg/locking"
@@ -320,4 +321,65 @@ func TestMachinePoolReportsPerInstance(t *testing.T) {
 	wantCondition(nodereportctrl.FailedReason, "4/5 succeeded, 1 failed: "+failure)
 	reconcileConfig(t, r, ns, "pool")
 	wantCondition(nodereportctrl.FailedReason, "4/5 succeeded, 1 failed: "+failure)
+}
+
+// TestLeftoverCredentialSecret: a credential Secret nothing controls (what
+// a KubeadmConfig deleted with --cascade=orphan leaves) is taken over by the
+// new config of that name, with a credential of its own; one that another
+// object controls (an earlier config of the name, another UID), or another
+// type of Secret of that name, is never overwritten and the config gets no
+// data.
+func TestLeftoverCredentialSecret(t *testing.T) {
+	ns := newNamespace(t, "status-leftover")
+	createCluster(t, ns, clusterOptions{initialized: true, certs: true, kubeconfig: true})
+	ctx := context.Background()
+	const stale = "c3RhbGUtY3JlZGVudGlhbC1vZi1hbi1lYXJsaWVyLWNvbmZpZw"
+	leftover := func(name string, typ corev1.SecretType, owners ...metav1.OwnerReference) {
+		t.Helper()
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: nodereportctrl.CredentialSecretName(name), Namespace: ns, OwnerReferences: owners},
+			Type: typ, Data: map[string][]byte{nodereportctrl.CredentialKey: []byte(stale)}}
+		if err := k8s.Create(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leftover("orphan", nodereportctrl.CredentialSecretType)
+	leftover("owned", nodereportctrl.CredentialSecretType, metav1.OwnerReference{APIVersion: bootstrapv1.GroupVersion.String(), Kind: "KubeadmConfig",
+		Name: "owned", UID: "uid-of-an-earlier-config", Controller: ptr.To(true)})
+	leftover("opaque", corev1.SecretTypeOpaque)
+	r := directReconciler(t, k8s)
+
+	_, cfg := createMachine(t, ns, "orphan", worker, testSpec(worker, true))
+	reconcileConfig(t, r, ns, "orphan")
+	s := &corev1.Secret{}
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: nodereportctrl.CredentialSecretName("orphan")}, s); err != nil {
+		t.Fatal(err)
+	}
+	if c := metav1.GetControllerOf(s); c == nil || c.UID != cfg.UID || string(s.Data[nodereportctrl.CredentialKey]) == stale {
+		t.Errorf("the orphaned credential Secret was not taken over with a new credential: controller %+v", c)
+	}
+	if c := condition(t, ns, "orphan", bootstrapv1.KubeadmConfigDataSecretAvailableCondition); c == nil || c.Status != metav1.ConditionTrue {
+		t.Errorf("orphan: DataSecretAvailable %+v", c)
+	}
+
+	for _, name := range []string{"owned", "opaque"} {
+		createMachine(t, ns, name, worker, testSpec(worker, true))
+		_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}})
+		if err == nil || !strings.Contains(err.Error(), "is not controlled by this KubeadmConfig") {
+			t.Errorf("%s: reconcile %v, want a refusal to overwrite", name, err)
+		}
+		s := &corev1.Secret{}
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: nodereportctrl.CredentialSecretName(name)}, s); err != nil {
+			t.Fatal(err)
+		}
+		if string(s.Data[nodereportctrl.CredentialKey]) != stale {
+			t.Errorf("%s: a Secret not the config's was overwritten", name)
+		}
+		kc := &bootstrapv1.KubeadmConfig{}
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, kc); err != nil {
+			t.Fatal(err)
+		}
+		if kc.Status.DataSecretName != "" {
+			t.Errorf("%s: data %s written beside a Secret that is not the config's", name, kc.Status.DataSecretName)
+		}
+	}
 }
