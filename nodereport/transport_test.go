@@ -33,6 +33,21 @@ func (n *node) spoolStarted() {
 	}
 }
 
+// stepOutput starts the reporter on a cloud-init node whose output log holds
+// an earlier step's line, and returns the log open for appending what the
+// step that fails next prints.
+func (n *node) stepOutput() *os.File {
+	n.t.Helper()
+	log := filepath.Join(n.root, "/var/log/cloud-init-output.log")
+	writeFile(n.t, log, provisioning.File{Content: "output of an earlier step\n"})
+	n.spoolStarted()
+	f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		n.t.Fatal(err)
+	}
+	return f
+}
+
 // TestReportTrustsOnlyItsCA: with a CA bundle in the data, curl and GNU
 // wget trust that bundle and nothing else: a server the system store (the
 // mounted /etc/ssl/certs and the SSL_CERT_* and CURL_CA_BUNDLE variables)
@@ -200,13 +215,7 @@ func TestReportLogTailBounded(t *testing.T) {
 		t.Run(shell, func(t *testing.T) {
 			t.Parallel()
 			n := newNodeCA(t, shell, "https://127.0.0.1:1"+reportPath, testenv.NewCA(t).PEM, nodereport.CloudInit)
-			log := filepath.Join(n.root, "/var/log/cloud-init-output.log")
-			writeFile(t, log, provisioning.File{Content: "output of an earlier step\n"})
-			n.spoolStarted()
-			f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := n.stepOutput()
 			chunk := bytes.Repeat([]byte("x"), 1<<20)
 			for range 200 {
 				if _, err := f.Write(chunk); err != nil {
@@ -293,13 +302,7 @@ for line in sys.stdin.buffer:
 			if err := os.WriteFile(filepath.Join(n.path, "cut"), []byte(cut), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			log := filepath.Join(n.root, "/var/log/cloud-init-output.log")
-			writeFile(t, log, provisioning.File{Content: "output of an earlier step\n"})
-			n.spoolStarted()
-			f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := n.stepOutput()
 			for range 60 {
 				if _, err := f.WriteString(strings.Repeat("節點啟動失敗", 100) + "\n"); err != nil {
 					t.Fatal(err)

@@ -56,34 +56,21 @@ func TestLimiter(t *testing.T) {
 // and a zone makes no other source.
 func TestLimiterIPv6Neighbours(t *testing.T) {
 	lm := newLimiter(Limits{MaxConns: 100, MaxConnsPerSource: 2})
-	for i := range 2 {
-		if _, r := lm.open(fmt.Sprintf("[2001:db8:0:1::bad]:%d", i)); r != "" {
-			t.Fatal(r)
+	for _, c := range []struct{ addr, want, why string }{
+		{"[2001:db8:0:1::bad]:1", "", "a stranger's first connection"},
+		{"[2001:db8:0:1::bad]:2", "", "its second"},
+		{"[2001:db8:0:1::bad]:3", reasonSourceConns, "its third, over its source's cap"},
+		{"[2001:db8:0:1::a:1]:1", "", "a node in the stranger's /64"},
+		{"[fe80::1%eth0]:1", "", "a link-local address"},
+		{"[fe80::1%eth1]:1", "", "the same on another interface"},
+		{"[fe80::1]:1", reasonSourceConns, "the same without a zone: no other source"},
+		{"10.0.0.7:1", "", "an IPv4 address"},
+		{"10.0.0.7:2", "", "its second connection"},
+		{"[::ffff:10.0.0.7]:3", reasonSourceConns, "the IPv4 address mapped: no other source"},
+	} {
+		if _, r := lm.open(c.addr); r != c.want {
+			t.Errorf("%s (%s): refused %q, want %q", c.addr, c.why, r, c.want)
 		}
-	}
-	if _, r := lm.open("[2001:db8:0:1::bad]:9"); r != reasonSourceConns {
-		t.Fatalf("the stranger's third connection: %q", r)
-	}
-	if _, r := lm.open("[2001:db8:0:1::a:1]:1"); r != "" {
-		t.Fatalf("a node in the stranger's /64 refused: %q", r)
-	}
-	if _, r := lm.open("[fe80::1%eth0]:1"); r != "" {
-		t.Fatal(r)
-	}
-	if _, r := lm.open("[fe80::1%eth1]:1"); r != "" {
-		t.Fatal(r)
-	}
-	if _, r := lm.open("[fe80::1]:1"); r != reasonSourceConns {
-		t.Fatalf("a zone made another source: %q", r)
-	}
-	if _, r := lm.open("10.0.0.7:1"); r != "" {
-		t.Fatal(r)
-	}
-	if _, r := lm.open("10.0.0.7:2"); r != "" {
-		t.Fatal(r)
-	}
-	if _, r := lm.open("[::ffff:10.0.0.7]:3"); r != reasonSourceConns {
-		t.Fatalf("an IPv4-mapped address made another source: %q", r)
 	}
 }
 
