@@ -116,10 +116,16 @@ func (e *Extension) fetchFallback(ctx context.Context, cluster *clusterv1.Cluste
 	}
 	switch err := reader.Get(ctx, key, existing); {
 	case err == nil:
-		if existing.Type != FetchSecretType || !ownedBy(existing, config) {
+		switch {
+		case existing.Type == FetchSecretType && ownedBy(existing, config):
+			token = string(existing.Data[FetchTokenKey])
+		case existing.Type == FetchSecretType && metav1.GetControllerOf(existing) == nil:
+			// Left by a KubeadmConfig of this name deleted with
+			// --cascade=orphan: the reconciler takes it over, with a new
+			// credential, as it does the report credential's.
+		default:
 			return fmt.Errorf("Secret %s exists and is not the add-on fetch Secret of KubeadmConfig %s/%s", key, config.Namespace, config.Name)
 		}
-		token = string(existing.Data[FetchTokenKey])
 	case apierrors.IsNotFound(err):
 	default:
 		return fmt.Errorf("read add-on fetch Secret %s: %w", key, err)

@@ -72,4 +72,21 @@ func TestFetchFallbackOnlyOverBudget(t *testing.T) {
 	_, err = buildWith(t, NewExtension(fakeClient(t, cni, foreign), over), in)
 	require.ErrorContains(t, err, "is not the add-on fetch Secret")
 	require.NotContains(t, err.Error(), token)
+
+	// One nothing controls (its config deleted with --cascade=orphan) is
+	// taken over with a new credential; one of another type is not.
+	orphan := existing.DeepCopy()
+	orphan.OwnerReferences = nil
+	in = vectorInput(t, dir)
+	labelCluster(in)
+	res, err = buildWith(t, NewExtension(fakeClient(t, cni, orphan), over), in)
+	require.NoError(t, err)
+	require.Len(t, res.Secrets, 1)
+	require.NotEqual(t, token, string(res.Secrets[0].Data[FetchTokenKey]), "an orphan's credential is not this config's")
+	opaque := orphan.DeepCopy()
+	opaque.Type = corev1.SecretTypeOpaque
+	in = vectorInput(t, dir)
+	labelCluster(in)
+	_, err = buildWith(t, NewExtension(fakeClient(t, cni, opaque), over), in)
+	require.ErrorContains(t, err, "is not the add-on fetch Secret")
 }
