@@ -142,6 +142,40 @@ func nodeTypeMeta(root *yaml3.Node) TypeMeta {
 	return tm
 }
 
+// checkBootstrapTokens refuses a malformed bootstrap token before the
+// decode does: Cluster API's BootstrapTokenString quotes the whole token in
+// its error, a credential in a terminal or a CI log. Each token at path (a
+// list of objects) goes through BootstrapTokenString's own UnmarshalJSON,
+// so what passes here is exactly what the decode accepts; the error names
+// the field, never the value. Anything else malformed is the decode's.
+func checkBootstrapTokens(ref string, js []byte, path ...string) error {
+	raw := json.RawMessage(js)
+	for _, field := range path {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return nil
+		}
+		if raw = m[field]; raw == nil {
+			return nil
+		}
+	}
+	var list []map[string]json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		return nil
+	}
+	for i, item := range list {
+		tok, ok := item["token"]
+		if !ok {
+			continue
+		}
+		if (&bootstrapv1.BootstrapTokenString{}).UnmarshalJSON(tok) != nil {
+			return errorf(ErrInvalid, "%s: %s[%d].token: must be six and sixteen of [a-z0-9] joined by a dot (abcdef.0123456789abcdef); the value is not shown, it is a credential",
+				ref, strings.Join(path, "."), i)
+		}
+	}
+	return nil
+}
+
 func (s *Set) addDocument(d *document) error {
 	if !d.mapping {
 		return errorf(ErrNotObject, "not a Kubernetes object: a mapping with apiVersion and kind is expected")
@@ -209,6 +243,9 @@ func (s *Set) addObject(tm TypeMeta, toJSON func() ([]byte, error)) error {
 		s.MachinePools = append(s.MachinePools, o)
 	case tm.Kind == "KubeadmConfig":
 		o := &bootstrapv1.KubeadmConfig{}
+		if err := checkBootstrapTokens(ref, js, "spec", "initConfiguration", "bootstrapTokens"); err != nil {
+			return err
+		}
 		if err := decode(o); err != nil {
 			return err
 		}
@@ -218,6 +255,9 @@ func (s *Set) addObject(tm TypeMeta, toJSON func() ([]byte, error)) error {
 		s.Configs = append(s.Configs, o)
 	case tm.Kind == "KubeadmConfigTemplate":
 		o := &bootstrapv1.KubeadmConfigTemplate{}
+		if err := checkBootstrapTokens(ref, js, "spec", "template", "spec", "initConfiguration", "bootstrapTokens"); err != nil {
+			return err
+		}
 		if err := decode(o); err != nil {
 			return err
 		}
