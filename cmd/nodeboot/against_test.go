@@ -92,7 +92,7 @@ func TestCompareRedactsReportCredential(t *testing.T) {
 		return []byte("## template: jinja\n#cloud-config\n\nwrite_files:\n-   path: /etc/nodeboot/report/token\n    owner: root:root\n    permissions: '0600'\n    content: " + credential + "\n")
 	}
 	stored, rendered := "c8YbNq3k2Zp0V1x7Lw4sR6tU9yA5dF3gH2jK8mN0pQ1", "Zz9YbNq3k2Zp0V1x7Lw4sR6tU9yA5dF3gH2jK8mN0pQ"
-	c := compareData("KubeadmConfig ns/w", "Secret ns/w", data(stored), "cloud-config", data(rendered), "cloud-config", true)
+	c := compareData("KubeadmConfig ns/w", "Secret ns/w", data(stored), "cloud-config", data(rendered), "cloud-config", true, nil)
 	out := strings.Join(c.details, "\n") + c.unified
 	if c.identical || !strings.Contains(out, "differs: line 8") {
 		t.Fatalf("want a difference on line 8:\n%s", out)
@@ -132,7 +132,7 @@ func TestCompareRedactsFetchCredential(t *testing.T) {
 		t.Run(tc.format, func(t *testing.T) {
 			a, b := render(stored, tc.r, tc.opts), render(rendered, tc.r, tc.opts)
 			require.Contains(t, string(a), stored, "the credential is in the data (else this test proves nothing)")
-			c := compareData("KubeadmConfig ns/cp", "Secret ns/cp", a, tc.format, b, tc.format, true)
+			c := compareData("KubeadmConfig ns/cp", "Secret ns/cp", a, tc.format, b, tc.format, true, nil)
 			out := strings.Join(c.details, "\n") + c.unified
 			require.False(t, c.identical)
 			for _, s := range []string{stored, rendered} {

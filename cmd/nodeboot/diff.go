@@ -213,7 +213,7 @@ func compareConfig(p *parsedInput, cfg *bootstrapv1.KubeadmConfig, s *corev1.Sec
 	for _, l := range warningLines(ref, out.Warnings) {
 		fmt.Fprintln(stderr, l)
 	}
-	c := compareData(ref, "Secret "+s.Namespace+"/"+s.Name, stored, storedFormat, out.Data, out.Format, f.unified)
+	c := compareData(ref, "Secret "+s.Namespace+"/"+s.Name, stored, storedFormat, out.Data, out.Format, f.unified, secretFiles(cfg))
 	if c.identical {
 		fmt.Fprintf(stdout, "%s: identical\n", ref)
 		return true
@@ -237,9 +237,22 @@ type dataComparison struct {
 	agree int
 }
 
+// secretFiles are the paths of cfg's files whose content comes from a
+// Secret (contentFrom): a cloud provider's credentials, a registry's
+// password. diff and verify never show what those hold, whatever the path.
+func secretFiles(cfg *bootstrapv1.KubeadmConfig) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range cfg.Spec.Files {
+		if f.ContentFrom.Secret.Name != "" {
+			out[f.Path] = true
+		}
+	}
+	return out
+}
+
 // compareData compares the stored value and format of secretName with what
-// was rendered for ref.
-func compareData(ref, secretName string, stored []byte, storedFormat string, rendered []byte, renderedFormat string, unified bool) dataComparison {
+// was rendered for ref; secret names files never shown (secretFiles).
+func compareData(ref, secretName string, stored []byte, storedFormat string, rendered []byte, renderedFormat string, unified bool, secret map[string]bool) dataComparison {
 	if bytes.Equal(stored, rendered) && storedFormat == renderedFormat {
 		return dataComparison{identical: true, agree: -1}
 	}
@@ -248,7 +261,7 @@ func compareData(ref, secretName string, stored []byte, storedFormat string, ren
 		c.details = append(c.details, fmt.Sprintf("differs: format: %s has %q, rendered %q", secretName, storedFormat, renderedFormat))
 	}
 	old, cur := normalize(stored, rendered)
-	oldR, curR := redactLines(old), redactLines(cur)
+	oldR, curR := redactLines(old, secret), redactLines(cur, secret)
 	i := 0
 	for i < len(old) && i < len(cur) && old[i] == cur[i] {
 		i++
@@ -315,7 +328,8 @@ var (
 // redactLines returns lines with secrets replaced by <redacted>, line for
 // line: PEM private key blocks, contents of key files (whatever their
 // encoding, data: URLs included), bootstrap tokens and passwords.
-func redactLines(lines []string) []string {
+func redactLines(lines []string, secret map[string]bool) []string {
+	hidden := func(path string) bool { return keyPath.MatchString(path) || secret[path] }
 	out := make([]string, len(lines))
 	inPEM := false
 	curPath := ""
@@ -347,14 +361,14 @@ func redactLines(lines []string) []string {
 				inPEM = true
 				l = l[:indent] + redacted
 			}
-			if m := yamlBody.FindStringSubmatch(l); m != nil && keyPath.MatchString(curPath) && m[2] != "" {
+			if m := yamlBody.FindStringSubmatch(l); m != nil && hidden(curPath) && m[2] != "" {
 				if strings.HasPrefix(m[2], "|") || strings.HasPrefix(m[2], ">") {
 					blockIndent = len(m[1])
 				} else {
 					l = m[1] + "content: " + redacted
 				}
 			}
-			if m := jsonStr.FindStringSubmatch(l); m != nil && secretJSONString(m[2], curPath) {
+			if m := jsonStr.FindStringSubmatch(l); m != nil && secretJSONString(m[2], hidden(curPath)) {
 				l = m[1] + `"` + redacted + `"` + m[3]
 			}
 			l = password.ReplaceAllString(l, "${1}"+redacted)
@@ -366,8 +380,8 @@ func redactLines(lines []string) []string {
 }
 
 // secretJSONString: an Ignition file source (or any string) that holds a
-// private key, encoded or not, or the contents of a key file.
-func secretJSONString(quoted, path string) bool {
+// private key, encoded or not, or the contents of a hidden file.
+func secretJSONString(quoted string, hiddenFile bool) bool {
 	s, err := strconv.Unquote(quoted)
 	if err != nil {
 		return false
@@ -375,7 +389,7 @@ func secretJSONString(quoted, path string) bool {
 	if !strings.HasPrefix(s, "data:") {
 		return pemBegin.MatchString(s)
 	}
-	if keyPath.MatchString(path) {
+	if hiddenFile {
 		return true
 	}
 	du, err := dataurl.DecodeString(s)

@@ -344,7 +344,7 @@ users:
       MIIsecret
       -----END PRIVATE KEY-----
     after`, "\n")
-	got := redactLines(in)
+	got := redactLines(in, nil)
 	require.Len(t, got, len(in))
 	joined := strings.Join(got, "\n")
 	for _, s := range []string{"c2Vj", "bW9y", "MII", "MHc", "abcdef.", "$6$", "PRIVATE"} {
@@ -352,5 +352,33 @@ users:
 	}
 	for _, s := range []string{"lock_passwd: false", `"source": "data:,hello",`, "    after", "-   path: /etc/other", "    encoding: base64"} {
 		require.Contains(t, joined, s)
+	}
+}
+
+// TestDiffHidesSecretFiles: a file whose content comes from a Secret
+// (contentFrom) differs from what CABPK stored when that Secret changed;
+// diff says where, in cloud-config and in CABPK's Ignition, and never shows
+// the content, neither the stored nor the new one.
+func TestDiffHidesSecretFiles(t *testing.T) {
+	for _, vector := range []string{"cc-join-worker-contentfrom-passwdfrom-v1.34", "ign-init-all-features-v1.35"} {
+		t.Run(vector, func(t *testing.T) {
+			v := filepath.Join(testenv.VectorsDir(t), vector)
+			in, err := os.ReadFile(filepath.Join(v, "input.yaml"))
+			require.NoError(t, err)
+			old := "app.conf: " + base64.StdEncoding.EncodeToString([]byte("key=value\nother=42\n"))
+			require.Contains(t, string(in), old, "the vector's Secret (else this test proves nothing)")
+			input := writeTemp(t, strings.Replace(string(in), old, "app.conf: "+base64.StdEncoding.EncodeToString([]byte("password=NEWSECRETVALUE123\n")), 1))
+			data, err := os.ReadFile(filepath.Join(v, "bootstrap-data"))
+			require.NoError(t, err)
+			format, err := os.ReadFile(filepath.Join(v, "format"))
+			require.NoError(t, err)
+			stored := writeTemp(t, secretYAML(vector, "cluster.x-k8s.io/secret", map[string][]byte{"value": data, "format": format}))
+			code, stdout, stderr := runDiff(t, "-f", input, "--against", stored, "--diff")
+			require.Equal(t, 1, code, "stdout: %s\nstderr: %s", stdout, stderr)
+			require.Contains(t, stdout, "differs: line ")
+			for _, s := range []string{"NEWSECRETVALUE123", "key=value", "key%3Dvalue", "other=42", "other%3D42"} {
+				require.NotContains(t, stdout+stderr, s, "a Secret's file content is in the output")
+			}
+		})
 	}
 }

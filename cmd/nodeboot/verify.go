@@ -436,7 +436,7 @@ func versionLabel(names []string) string { return strings.Join(names, " or ") }
 // versions that match: only the first when that is the one nodeboot renders
 // (cloud-config of every version is the same), and nil when none does, with
 // the difference from the first version's data.
-func compareVersions(ref, secretName string, stored []byte, storedFormat string, out *provisioning.Output, unified bool, versions []cabpkversion.Version) (dataComparison, []cabpkversion.Version) {
+func compareVersions(ref, secretName string, stored []byte, storedFormat string, out *provisioning.Output, unified bool, versions []cabpkversion.Version, secret map[string]bool) (dataComparison, []cabpkversion.Version) {
 	if m := cabpkversion.Match(stored, storedFormat, out.Data, out.Format, versions); len(m) > 0 {
 		if m[0].Name == cabpkversion.Current.Name {
 			m = m[:1]
@@ -448,7 +448,7 @@ func compareVersions(ref, secretName string, stored []byte, storedFormat string,
 		// Not shaped as CABPK renders: show the difference from our own.
 		want = out.Data
 	}
-	c := compareData(ref, secretName, stored, storedFormat, want, out.Format, unified)
+	c := compareData(ref, secretName, stored, storedFormat, want, out.Format, unified, secret)
 	if c.identical {
 		// nodeboot's own data, and another version was demanded.
 		c.identical = false
@@ -513,7 +513,7 @@ func verifyOne(ctx context.Context, rb *bootstrapdata.Rebuilder, reader client.R
 	var out *provisioning.Output
 	if err == nil {
 		out = built.Output
-		c, matched = compareVersions(ref, secretName, stored, storedFormat, out, unified, versions)
+		c, matched = compareVersions(ref, secretName, stored, storedFormat, out, unified, versions, secretFiles(cfg))
 	}
 	if (err != nil || !c.identical) && built != nil && built.MayBeInit {
 		// Rendered before the control plane was initialized, CABPK's data
@@ -521,7 +521,7 @@ func verifyOne(ctx context.Context, rb *bootstrapdata.Rebuilder, reader client.R
 		asInit, ierr := rb.Rebuild(ctx, cfg, bootstrapdata.RebuildOptions{AsInit: true})
 		switch {
 		case ierr == nil:
-			ci, mi := compareVersions(ref, secretName, stored, storedFormat, asInit.Output, unified, versions)
+			ci, mi := compareVersions(ref, secretName, stored, storedFormat, asInit.Output, unified, versions, secretFiles(cfg))
 			if err != nil || ci.identical || ci.agree > c.agree {
 				c, matched, out, err = ci, mi, asInit.Output, nil
 			}

@@ -59,7 +59,7 @@ func TestVerifyCABPKVersions(t *testing.T) {
 		{"changed cloud-config", append([]byte("#"), cc.Data...), cc, cabpkversion.All, "differs: line 1: Secret ns/s has"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cmp, matched := compareVersions("KubeadmConfig ns/c", "Secret ns/s", c.stored, c.out.Format, c.out, false, c.versions)
+			cmp, matched := compareVersions("KubeadmConfig ns/c", "Secret ns/s", c.stored, c.out.Format, c.out, false, c.versions, nil)
 			row := verifyRow{Result: resultDiffers, Details: cmp.details}
 			if cmp.identical {
 				row = verifyRow{Result: resultIdentical, CABPKVersions: versionNames(matched, c.versions)}
@@ -74,7 +74,7 @@ func TestVerifyCABPKVersions(t *testing.T) {
 		})
 	}
 	// Ignition compares line by line on indented JSON: the line is the unit's.
-	cmp, _ := compareVersions("KubeadmConfig ns/c", "Secret ns/s", old, ign.Format, ign, false, demand("v1.14"))
+	cmp, _ := compareVersions("KubeadmConfig ns/c", "Secret ns/s", old, ign.Format, ign, false, demand("v1.14"), nil)
 	if len(cmp.details) != 2 || !strings.Contains(cmp.details[0], `ExecStart=/etc/kubeadm.sh`) ||
 		cmp.details[1] != "differs: Secret ns/s holds the data of CABPK v1.13 or v1.14.0, not of CABPK v1.14" {
 		t.Errorf("details %q, want the ExecStart line and the versions it is data of", cmp.details)
