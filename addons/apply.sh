@@ -29,7 +29,8 @@ sum() { sha256sum "$1" 2>/dev/null | cut -d' ' -f1; }
 # redact prints a URL fit for logs and the record: without its query,
 # fragment and userinfo (presigned URL signatures, basic-auth passwords).
 # Same rules as addons.RedactURL: cut at the first '?' or '#'; the authority
-# ends at the first '/' after "://"; drop it up to its last '@'.
+# ends at the first '/' after "://"; drop it up to its last '@'; without
+# "://", drop everything up to the last '@'.
 redact() {
 	r=${1%%[?#]*}
 	case $r in
@@ -39,6 +40,7 @@ redact() {
 		auth=${rest%%/*}
 		r=$scheme://${auth##*@}${rest#"$auth"}
 		;;
+	*) r=${r##*@} ;;
 	esac
 	printf '%s' "$r"
 }

@@ -12,13 +12,19 @@ import (
 // authentication carry their credentials. It works on the text rather than
 // on a parsed URL, so an unparseable value is redacted too, and it follows
 // the same rules as redact() in apply.sh: cut at the first '?' or '#'; the
-// authority ends at the first '/' after "://"; drop it up to its last '@'.
+// authority ends at the first '/' after "://"; drop it up to its last '@';
+// without "://", drop everything up to the last '@'.
 func RedactURL(raw string) string {
 	if i := strings.IndexAny(raw, "?#"); i >= 0 {
 		raw = raw[:i]
 	}
 	scheme, rest, ok := strings.Cut(raw, "://")
 	if !ok {
+		// Not a URL (a typo such as "https//user:password@host"): userinfo
+		// cannot be told from a path, so everything to the last '@' goes.
+		if i := strings.LastIndexByte(raw, '@'); i >= 0 {
+			return raw[i+1:]
+		}
 		return raw
 	}
 	authority, path := rest, ""

@@ -22,6 +22,7 @@ var redactCases = []struct{ name, in, want string }{
 	{"@ in the path is kept", "https://h/users/@me/x.yaml", "https://h/users/@me/x.yaml"},
 	{"query before any path", "https://h?token=s3cr3t/x@y", "https://h"},
 	{"not a URL", "h/x.yaml?token=s3cr3t", "h/x.yaml"},
+	{"not a URL, with userinfo", "https//admin:S3cretPassw0rd@example.com/cni.yaml", "example.com/cni.yaml"},
 	{"empty", "", ""},
 }
 
