@@ -18,16 +18,21 @@ import (
 // A source is the TCP peer's address, IPv6 included: clouds give a whole
 // /64 to a subnet, not to a host (AWS, GCP and Azure alike), so keying by
 // /64 would make every node of a subnet one source that a single stranger
-// there could use up. A stranger holding many addresses gets a budget for
-// each, and the global limits bound them together. Behind a proxy or load
-// balancer that hides the node's address every node is one source: raise
-// the per-source limits there.
+// there could use up. A stranger holding many addresses of a /64 (on-prem
+// hosts choose their own; prefix delegation) is held by a looser cap on the
+// /64's connections together, a quarter of MaxConns by default, so it cannot
+// fill the global cap alone. Behind a proxy or load balancer that hides the
+// node's address every node is one source: raise the per-source limits
+// there.
 type Limits struct {
 	// MaxConns caps open connections from all sources; a connection over
 	// it is closed at once, before its handshake.
 	MaxConns int
 	// MaxConnsPerSource caps open connections from one source.
 	MaxConnsPerSource int
+	// MaxConnsPerPrefix caps open connections from the addresses of one
+	// IPv6 /64 together; 0 is MaxConns/4.
+	MaxConnsPerPrefix int
 	// SourceRate and SourceBurst limit the connections and requests one
 	// source opens and sends, per second.
 	SourceRate  rate.Limit
@@ -72,6 +77,10 @@ func (l Limits) withDefaults() Limits {
 	if l.HandshakeTimeout > 0 {
 		d.HandshakeTimeout = l.HandshakeTimeout
 	}
+	d.MaxConnsPerPrefix = l.MaxConnsPerPrefix
+	if d.MaxConnsPerPrefix <= 0 {
+		d.MaxConnsPerPrefix = max(d.MaxConns/4, 1)
+	}
 	return d
 }
 
@@ -90,6 +99,8 @@ type limiter struct {
 	mu      sync.Mutex
 	conns   int
 	sources map[netip.Addr]*source
+	// prefixes counts the open connections of each IPv6 /64 that has one.
+	prefixes map[netip.Prefix]int
 }
 
 type source struct {
@@ -99,7 +110,16 @@ type source struct {
 
 func newLimiter(l Limits) *limiter {
 	l = l.withDefaults()
-	return &limiter{l: l, global: rate.NewLimiter(l.GlobalRate, l.GlobalBurst), now: time.Now, sources: map[netip.Addr]*source{}}
+	return &limiter{l: l, global: rate.NewLimiter(l.GlobalRate, l.GlobalBurst), now: time.Now, sources: map[netip.Addr]*source{}, prefixes: map[netip.Prefix]int{}}
+}
+
+// prefixOf is an IPv6 address's /64; ok is false for IPv4.
+func prefixOf(a netip.Addr) (netip.Prefix, bool) {
+	if !a.Is6() {
+		return netip.Prefix{}, false
+	}
+	p, err := a.Prefix(64)
+	return p, err == nil
 }
 
 // sourceOf keys a peer by its address (an IPv4-mapped IPv6 address as the
@@ -143,6 +163,7 @@ func (lm *limiter) get(key netip.Addr, now time.Time) *source {
 const (
 	reasonConns       = "connections"
 	reasonSourceConns = "source_connections"
+	reasonPrefixConns = "prefix_connections"
 	reasonSourceRate  = "source_rate"
 	reasonGlobalRate  = "global_rate"
 )
@@ -157,9 +178,12 @@ func (lm *limiter) open(addr string) (netip.Addr, string) {
 		return key, reasonConns
 	}
 	s := lm.get(key, now)
+	prefix, v6 := prefixOf(key)
 	switch {
 	case s.conns >= lm.l.MaxConnsPerSource:
 		return key, reasonSourceConns
+	case v6 && lm.prefixes[prefix] >= lm.l.MaxConnsPerPrefix:
+		return key, reasonPrefixConns
 	case !s.bucket.AllowN(now, 1):
 		return key, reasonSourceRate
 	case !lm.global.AllowN(now, 1):
@@ -167,6 +191,9 @@ func (lm *limiter) open(addr string) (netip.Addr, string) {
 	}
 	s.conns++
 	lm.conns++
+	if v6 {
+		lm.prefixes[prefix]++
+	}
 	return key, ""
 }
 
@@ -176,6 +203,11 @@ func (lm *limiter) close(key netip.Addr) {
 	lm.conns--
 	if s, ok := lm.sources[key]; ok && s.conns > 0 {
 		s.conns--
+	}
+	if prefix, v6 := prefixOf(key); v6 {
+		if lm.prefixes[prefix]--; lm.prefixes[prefix] <= 0 {
+			delete(lm.prefixes, prefix)
+		}
 	}
 }
 

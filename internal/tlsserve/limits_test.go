@@ -2,6 +2,7 @@ package tlsserve
 
 import (
 	"fmt"
+	"net/netip"
 	"testing"
 	"time"
 )
@@ -11,7 +12,7 @@ import (
 // its place back.
 func TestLimiter(t *testing.T) {
 	now := time.Unix(1000, 0)
-	lm := newLimiter(Limits{MaxConns: 3, MaxConnsPerSource: 2, SourceRate: 1, SourceBurst: 3, GlobalRate: 100, GlobalBurst: 100})
+	lm := newLimiter(Limits{MaxConns: 3, MaxConnsPerSource: 2, MaxConnsPerPrefix: 3, SourceRate: 1, SourceBurst: 3, GlobalRate: 100, GlobalBurst: 100})
 	lm.now = func() time.Time { return now }
 	a1, r := lm.open("10.0.0.1:1000")
 	if r != "" {
@@ -71,6 +72,40 @@ func TestLimiterIPv6Neighbours(t *testing.T) {
 		if _, r := lm.open(c.addr); r != c.want {
 			t.Errorf("%s (%s): refused %q, want %q", c.addr, c.why, r, c.want)
 		}
+	}
+}
+
+// TestLimiterIPv6PrefixCap: a stranger spreading its connections over many
+// addresses of one /64 is held to MaxConnsPerPrefix together, and the nodes
+// of another /64 and of IPv4 still get in; a closed connection gives its
+// place back.
+func TestLimiterIPv6PrefixCap(t *testing.T) {
+	lm := newLimiter(Limits{MaxConns: 100, MaxConnsPerSource: 2, MaxConnsPerPrefix: 10, SourceRate: 100, SourceBurst: 100, GlobalRate: 1000, GlobalBurst: 1000})
+	var first netip.Addr
+	for i := range 10 {
+		key, r := lm.open(fmt.Sprintf("[2001:db8:0:1::%x]:1", i+1))
+		if r != "" {
+			t.Fatalf("connection %d of the /64: %q", i+1, r)
+		}
+		if i == 0 {
+			first = key
+		}
+	}
+	if _, r := lm.open("[2001:db8:0:1::ffff]:1"); r != reasonPrefixConns {
+		t.Fatalf("the /64's 11th connection, from a new address: %q", r)
+	}
+	if _, r := lm.open("[2001:db8:0:2::1]:1"); r != "" {
+		t.Fatalf("another /64: %q", r)
+	}
+	if _, r := lm.open("10.0.0.1:1"); r != "" {
+		t.Fatalf("IPv4: %q", r)
+	}
+	lm.close(first)
+	if _, r := lm.open("[2001:db8:0:1::ffff]:2"); r != "" {
+		t.Fatalf("after a close: %q", r)
+	}
+	if d := newLimiter(Limits{MaxConns: 1024}).l.MaxConnsPerPrefix; d != 256 {
+		t.Fatalf("default MaxConnsPerPrefix %d, want MaxConns/4", d)
 	}
 }
 

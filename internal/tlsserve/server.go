@@ -92,7 +92,7 @@ func (s *Server) Start(ctx context.Context) error {
 		_ = srv.Shutdown(sctx)
 	}()
 	ctrl.LoggerFrom(ctx).Info("Serving "+s.Name+" endpoint", "address", ln.Addr().String(),
-		"maxConnections", lm.l.MaxConns, "maxConnectionsPerSource", lm.l.MaxConnsPerSource)
+		"maxConnections", lm.l.MaxConns, "maxConnectionsPerSource", lm.l.MaxConnsPerSource, "maxConnectionsPerIPv6Prefix", lm.l.MaxConnsPerPrefix)
 	if s.Ready != nil {
 		s.Ready <- ln.Addr()
 	}
