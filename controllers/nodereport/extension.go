@@ -110,6 +110,9 @@ func (e *Extension) MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, 
 				return sec, nil
 			case err != nil:
 				return nil, err
+			case len(old.Data[CredentialKey]) < len(sec.Data[CredentialKey]):
+				// Weaker than the manager mints (edited by hand): not kept.
+				return sec, nil
 			}
 			// The Secret as NewCredentialSecret makes it, with the kept
 			// credential: nothing else of the stored object is carried on.

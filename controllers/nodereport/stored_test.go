@@ -83,8 +83,9 @@ func TestExtensionRebuildsWithStoredCredential(t *testing.T) {
 // TestExtensionKeepsExistingCredential: with Existing set (the manager), new
 // data for a config keeps the credential of the config's own Secret, so
 // nodes booting from its earlier data are still heard; a Secret that is not
-// the config's own (an earlier config of the same name, another type) is
-// never kept, and without one a credential is minted.
+// the config's own (an earlier config of the same name, another type), or a
+// credential weaker than the manager mints, is never kept, and without one a
+// credential is minted.
 func TestExtensionKeepsExistingCredential(t *testing.T) {
 	s := runtime.NewScheme()
 	if err := corev1.AddToScheme(s); err != nil {
@@ -121,6 +122,11 @@ func TestExtensionKeepsExistingCredential(t *testing.T) {
 	stale.OwnerReferences[0].UID = "u-0"
 	if got := credential(stale); got == kept || len(got) < 32 {
 		t.Error("an earlier config's credential was kept")
+	}
+	weak := stored.DeepCopy()
+	weak.Data[CredentialKey] = []byte("short-credential")
+	if got := credential(weak); got == "short-credential" || len(got) < 32 {
+		t.Error("a credential shorter than the manager mints was kept")
 	}
 	opaque := stored.DeepCopy()
 	opaque.Type = corev1.SecretTypeOpaque

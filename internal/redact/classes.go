@@ -59,12 +59,14 @@ const (
 )
 
 // base64PEM is a base64-encoded PEM block whose BEGIN line names a private
-// or secret key: after the encoding of "-----BEGIN " and at most 16 more
-// characters, the encoding of PRIVATE at each of its three alignments
-// (UFJJVkFU, SVZB, UklWQVRF) or of SECRET at PGP's (U0VDUkVU), then the rest
-// of the run. TestBase64PEM holds it to every key label and to the public
-// ones (certificates, public keys, requests) it must leave alone.
-const base64PEM = `LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,16}(UFJJVkFU|SVZB|UklWQVRF|U0VDUkVU)[A-Za-z0-9+/=]*`
+// or secret key: after the encoding of "-----BEGIN " and at most 24 more
+// characters (a label's words before PRIVATE, "SSH2 ENCRYPTED" the longest),
+// the encoding of PRIVATE at each of its three alignments (UFJJVkFU, SVZB,
+// UklWQVRF) or of SECRET at PGP's (U0VDUkVU), then the rest of the run; the
+// lines after it in base64 wrapped at 76 columns are base64-line's.
+// TestBase64PEM holds it to the key labels in use and to the public ones
+// (certificates, public keys, requests, signatures) it must leave alone.
+const base64PEM = `LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,24}(UFJJVkFU|SVZB|UklWQVRF|U0VDUkVU)[A-Za-z0-9+/=]*`
 
 // secretHints are the pieces every secretName alternative contains.
 var secretHints = []string{"pass", "pwd", "secret", "token", "key", "cred", "sig"}

@@ -93,14 +93,15 @@ func TestBase64PEM(t *testing.T) {
 		return base64.StdEncoding.EncodeToString([]byte("-----BEGIN " + label + "-----\nMIIBsecretbody0123456789\n-----END " + label + "-----\n"))
 	}
 	for _, l := range []string{"PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "DSA PRIVATE KEY", "OPENSSH PRIVATE KEY",
-		"ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK", "PGP SECRET KEY BLOCK"} {
+		"ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK", "PGP SECRET KEY BLOCK", "SSH2 ENCRYPTED PRIVATE KEY", "TSS2 PRIVATE KEY"} {
 		in := "  tls.key: " + enc(l)
 		if out := redact.Text(in); out != "  tls.key: "+redact.RedactedPrivateKey {
 			t.Errorf("%s: %q", l, out)
 		}
 	}
 	for _, l := range []string{"CERTIFICATE", "TRUSTED CERTIFICATE", "CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST", "PUBLIC KEY",
-		"RSA PUBLIC KEY", "PGP PUBLIC KEY BLOCK", "PGP SIGNATURE", "X509 CRL", "EC PARAMETERS", "DH PARAMETERS"} {
+		"RSA PUBLIC KEY", "PGP PUBLIC KEY BLOCK", "PGP SIGNATURE", "PGP MESSAGE", "X509 CRL", "EC PARAMETERS", "DH PARAMETERS",
+		"SSH2 PUBLIC KEY", "OPENSSH PUBLIC KEY", "PKCS7", "CMS", "ATTRIBUTE CERTIFICATE"} {
 		in := "  ca.crt: " + enc(l)
 		if out := redact.Text(in); out != in {
 			t.Errorf("%s changed: %q", l, out)
