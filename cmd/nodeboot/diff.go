@@ -315,9 +315,12 @@ var (
 	// a percent-encoded data: URL.
 	tokenKey = regexp.MustCompile(`((?i:token)(?::|%3A)(?:\s|%20)+)([^\s%"',]+)`)
 	password = regexp.MustCompile(`^(\s*(?:-\s+)?"?(?:passwd|password_hash|passwordHash|hashed_passwd|plain_text_passwd)"?\s*:\s*)[^\s{\[].*$`)
-	yamlPath = regexp.MustCompile(`^\s*(?:-\s+)?path:\s*["']?([^"'\s]+)`)
+	// yamlPath and jsonPath take a file's whole path, blanks and escapes
+	// included (filePath unquotes it), so that a Secret's file is known by
+	// the path secretFiles has for it.
+	yamlPath = regexp.MustCompile(`^\s*(?:-\s+)?path:\s*(.*?)\s*$`)
 	yamlBody = regexp.MustCompile(`^(\s*)content:\s*(.*)$`)
-	jsonPath = regexp.MustCompile(`^\s*"path":\s*"([^"]*)"`)
+	jsonPath = regexp.MustCompile(`^\s*"path":\s*("(?:[^"\\]|\\.)*")`)
 	jsonStr  = regexp.MustCompile(`^(\s*"[^"]+":\s*)("(?:[^"\\]|\\.)*")(,?)$`)
 	// keyPath is a file whose content is a private key whatever its encoding.
 	// Key files, and credential files (the bootstrap reporter's token, the
@@ -349,10 +352,10 @@ func redactLines(lines []string, secret map[string]bool) []string {
 		default:
 			blockIndent = -1
 			if m := yamlPath.FindStringSubmatch(l); m != nil {
-				curPath = m[1]
+				curPath = filePath(m[1])
 			}
 			if m := jsonPath.FindStringSubmatch(l); m != nil {
-				curPath = m[1]
+				curPath = filePath(m[1])
 			}
 			switch {
 			case pemInline.MatchString(l):
@@ -377,6 +380,21 @@ func redactLines(lines []string, secret map[string]bool) []string {
 		out[i] = token.ReplaceAllString(l, redacted)
 	}
 	return out
+}
+
+// filePath is a path as YAML or JSON writes it: plain, "double-quoted"
+// (escapes as JSON's) or 'single-quoted' ('' for a quote).
+func filePath(v string) string {
+	switch {
+	case len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"':
+		if p, err := strconv.Unquote(v); err == nil {
+			return p
+		}
+		return v[1 : len(v)-1]
+	case len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'':
+		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
+	}
+	return v
 }
 
 // secretJSONString: an Ignition file source (or any string) that holds a

@@ -382,3 +382,26 @@ func TestDiffHidesSecretFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestRedactLinesSecretPaths: a Secret's file is known by its whole path,
+// blanks, quotes and JSON escapes included, in YAML and in Ignition JSON.
+func TestRedactLinesSecretPaths(t *testing.T) {
+	secret := map[string]bool{"/etc/app/db creds.env": true, "/etc/app/café.env": true, "/etc/app/it's.env": true}
+	in := strings.Split(`-   path: /etc/app/db creds.env
+    content: DB_URL=postgres://u@h/one
+-   path: "/etc/app/caf\u00e9.env"
+    content: DB_URL=postgres://u@h/two
+-   path: '/etc/app/it''s.env'
+    content: DB_URL=postgres://u@h/three
+-   path: /etc/app/db
+    content: shown
+        "path": "/etc/app/caf\u00e9.env",
+          "source": "data:,DB_URL%3Dpostgres://u@h/four",
+        "path": "/etc/app/db creds.env",
+          "source": "data:,DB_URL%3Dpostgres://u@h/five",`, "\n")
+	out := strings.Join(redactLines(in, secret), "\n")
+	for _, s := range []string{"one", "two", "three", "four", "five"} {
+		require.NotContains(t, out, "u@h/"+s, "the content of a Secret's file is shown")
+	}
+	require.Contains(t, out, "content: shown")
+}
