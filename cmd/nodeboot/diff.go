@@ -383,7 +383,7 @@ func redactLines(lines []string, secret map[string]bool) []string {
 }
 
 // filePath is a path as YAML or JSON writes it: plain, "double-quoted"
-// (escapes as JSON's) or 'single-quoted' (” for a quote).
+// (escapes as JSON's) or 'single-quoted' (a quote in it doubled).
 func filePath(v string) string {
 	switch {
 	case len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"':
