@@ -25,6 +25,8 @@ const maxConditionProblems = 10
 // failed is the one place where an error from building or rendering becomes
 // conditions and a reconcile outcome:
 //   - a missing control-plane endpoint is waited for, as in CABPK;
+//   - a Secret name the data needs that another object holds
+//     (bootstrapdata.SecretConflictError) sets the condition and is retried;
 //   - input that can never render (*bootstrap.InvalidError, an output over
 //     its size budget) sets a condition naming the field paths and returns a
 //     reconcile.TerminalError: retrying cannot help until an object changes;
@@ -38,7 +40,12 @@ const maxConditionProblems = 10
 func (r *Reconciler) failed(ctx context.Context, s *scope, secrets *bootstrapdata.Secrets, init bool, err error) (ctrl.Result, error) {
 	var invalid *bootstrap.InvalidError
 	var forbidden *bootstrapdata.ControlPlaneForbiddenError
+	var conflict *bootstrapdata.SecretConflictError
 	switch {
+	case errors.As(err, &conflict):
+		// Not terminal: deleting or renaming the Secret is enough.
+		markDataSecretFailed(s.config, conflict.Error())
+		return ctrl.Result{}, err
 	case errors.As(err, &forbidden):
 		// Not terminal: the read succeeds once the permission is granted.
 		markDataSecretFailed(s.config, forbidden.Error())

@@ -37,7 +37,9 @@ func (r *Reconciler) store(ctx context.Context, s *scope, data *bootstrapdata.Da
 				return fmt.Errorf("read Secret %s: %w", klog.KObj(sec), err)
 			}
 			if !bootstrapdata.ConfigControls(s.config, cur) && (metav1.GetControllerOf(cur) != nil || cur.Type != sec.Type) {
-				return fmt.Errorf("Secret %s exists and is not controlled by this KubeadmConfig", klog.KObj(sec))
+				conflict := &bootstrapdata.SecretConflictError{Namespace: sec.Namespace, Name: sec.Name}
+				markDataSecretFailed(s.config, conflict.Error())
+				return conflict
 			}
 			sec.ResourceVersion = cur.ResourceVersion
 			if err := r.Client.Update(ctx, sec); err != nil {

@@ -124,7 +124,7 @@ func (e *Extension) fetchFallback(ctx context.Context, cluster *clusterv1.Cluste
 			// --cascade=orphan: the reconciler takes it over, with a new
 			// credential, as it does the report credential's.
 		default:
-			return fmt.Errorf("Secret %s exists and is not the add-on fetch Secret of KubeadmConfig %s/%s", key, config.Namespace, config.Name)
+			return &bootstrapdata.SecretConflictError{Namespace: key.Namespace, Name: key.Name}
 		}
 	case apierrors.IsNotFound(err):
 	default:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodeboot/nodeboot/addons"
 	addonsv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
+	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
 
@@ -70,7 +71,9 @@ func TestFetchFallbackOnlyOverBudget(t *testing.T) {
 	in = vectorInput(t, dir)
 	labelCluster(in)
 	_, err = buildWith(t, NewExtension(fakeClient(t, cni, foreign), over), in)
-	require.ErrorContains(t, err, "is not the add-on fetch Secret")
+	var conflict *bootstrapdata.SecretConflictError
+	require.ErrorAs(t, err, &conflict)
+	require.Equal(t, FetchSecretName(in.Config.Name), conflict.Name)
 	require.NotContains(t, err.Error(), token)
 
 	// One nothing controls (its config deleted with --cascade=orphan) is
@@ -88,5 +91,5 @@ func TestFetchFallbackOnlyOverBudget(t *testing.T) {
 	in = vectorInput(t, dir)
 	labelCluster(in)
 	_, err = buildWith(t, NewExtension(fakeClient(t, cni, opaque), over), in)
-	require.ErrorContains(t, err, "is not the add-on fetch Secret")
+	require.ErrorAs(t, err, &conflict)
 }

@@ -70,3 +70,16 @@ func controlPlaneReadError(cluster *clusterv1.Cluster, file int, err error) erro
 	}
 	return fe
 }
+
+// SecretConflictError is a Secret the data needs under a name that is
+// taken: another object controls the Secret there, or it is of another
+// type. nodeboot never overwrites it; the reconciler says so in
+// DataSecretAvailable and retries, since deleting or renaming it is enough.
+type SecretConflictError struct {
+	Namespace, Name string
+}
+
+func (e *SecretConflictError) Error() string {
+	return fmt.Sprintf("Secret %s exists and is not this KubeadmConfig's (another object controls it, or it is of another type): nodeboot does not overwrite it; delete or rename it",
+		klog.KRef(e.Namespace, e.Name))
+}

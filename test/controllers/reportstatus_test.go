@@ -3,6 +3,7 @@ package controllers_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,9 +21,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	nodebootv1 "github.com/nodeboot/nodeboot/api/v1alpha1"
 	"github.com/nodeboot/nodeboot/controllers"
+	"github.com/nodeboot/nodeboot/controllers/bootstrapdata"
 	nodereportctrl "github.com/nodeboot/nodeboot/controllers/nodereport"
 	"github.com/nodeboot/nodeboot/test/testenv"
 )
@@ -364,8 +367,17 @@ func TestLeftoverCredentialSecret(t *testing.T) {
 	for _, name := range []string{"owned", "opaque"} {
 		createMachine(t, ns, name, worker, testSpec(worker, true))
 		_, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}})
-		if err == nil || !strings.Contains(err.Error(), "is not controlled by this KubeadmConfig") {
+		var conflict *bootstrapdata.SecretConflictError
+		if !errors.As(err, &conflict) || conflict.Name != nodereportctrl.CredentialSecretName(name) {
 			t.Errorf("%s: reconcile %v, want a refusal to overwrite", name, err)
+		}
+		// Retried (deleting the Secret is enough), and said on the config.
+		if errors.Is(err, reconcile.TerminalError(nil)) {
+			t.Errorf("%s: a terminal error; deleting the Secret must be enough", name)
+		}
+		if c := condition(t, ns, name, bootstrapv1.KubeadmConfigDataSecretAvailableCondition); c == nil || c.Status != metav1.ConditionFalse ||
+			!strings.Contains(c.Message, nodereportctrl.CredentialSecretName(name)) || strings.Contains(c.Message, stale) {
+			t.Errorf("%s: DataSecretAvailable %+v, want False naming the Secret", name, c)
 		}
 		s := &corev1.Secret{}
 		if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: nodereportctrl.CredentialSecretName(name)}, s); err != nil {
