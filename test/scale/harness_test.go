@@ -301,40 +301,40 @@ func goCmd() string {
 
 // process is one running manager.
 type process struct {
-	name   string
+	name                     string
+	bin, kubeconfig, certDir string
+	extra                    []string
+	out                      *testenv.OutputBuffer
+	starts                   int
+
+	mu     sync.Mutex // cmd, health, diag and done change when a start is retried
 	cmd    *exec.Cmd
 	health string
 	diag   string
-	out    *testenv.OutputBuffer
 	done   chan error
 }
+
+// maxStarts bounds the starts of one manager: a port freeAddr found free
+// can be taken by another process before the manager binds it (make e2e
+// runs beside the benchmarks in CI), and the manager then exits at once.
+const maxStarts = 3
 
 // startProcess runs bin with the flags every manager here shares (loopback
 // probes and diagnostics, webhooks served with a throwaway certificate)
 // plus extra.
 func startProcess(tb testing.TB, name, bin, kubeconfig, certDir string, extra ...string) *process {
 	tb.Helper()
-	p := &process{name: name, health: freeAddr(tb), diag: freeAddr(tb), out: &testenv.OutputBuffer{}, done: make(chan error, 1)}
-	_, webhookPort, _ := net.SplitHostPort(freeAddr(tb))
-	args := append([]string{
-		"--kubeconfig=" + kubeconfig,
-		"--health-addr=" + p.health,
-		"--diagnostics-address=" + p.diag,
-		"--insecure-diagnostics=true",
-		"--webhook-port=" + webhookPort,
-		"--webhook-cert-dir=" + certDir,
-	}, extra...)
-	p.cmd = exec.Command(bin, args...)
-	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
-	if err := p.cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	go func() { p.done <- p.cmd.Wait() }()
+	p := &process{name: name, bin: bin, kubeconfig: kubeconfig, certDir: certDir, extra: extra, out: &testenv.OutputBuffer{}}
+	p.start(tb)
 	tb.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			_ = p.cmd.Process.Kill()
+		p.mu.Lock()
+		cmd, done := p.cmd, p.done
+		p.mu.Unlock()
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
 		}
-		<-p.done
+		err := <-done
+		done <- err
 		if tb.Failed() {
 			tb.Logf("manager %s output (tail):\n%s", name, tail(p.out.String(), 40))
 		}
@@ -342,17 +342,62 @@ func startProcess(tb testing.TB, name, bin, kubeconfig, certDir string, extra ..
 	return p
 }
 
+// start starts the manager on fresh ports.
+func (p *process) start(tb testing.TB) {
+	tb.Helper()
+	health, diag := freeAddr(tb), freeAddr(tb)
+	_, webhookPort, _ := net.SplitHostPort(freeAddr(tb))
+	args := append([]string{
+		"--kubeconfig=" + p.kubeconfig,
+		"--health-addr=" + health,
+		"--diagnostics-address=" + diag,
+		"--insecure-diagnostics=true",
+		"--webhook-port=" + webhookPort,
+		"--webhook-cert-dir=" + p.certDir,
+	}, p.extra...)
+	cmd := exec.Command(p.bin, args...)
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	p.mu.Lock()
+	p.cmd, p.health, p.diag, p.done = cmd, health, diag, done
+	p.mu.Unlock()
+	p.starts++
+}
+
+func (p *process) diagAddr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.diag
+}
+
+// current is the running command and its channels, under mu.
+func (p *process) current() (*exec.Cmd, string, chan error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cmd, p.health, p.done
+}
+
 func (p *process) waitReady(tb testing.TB) {
 	tb.Helper()
 	eventually(tb, 90*time.Second, "manager "+p.name+" ready", func() (bool, error) {
+		_, health, done := p.current()
 		select {
-		case err := <-p.done:
-			p.done <- err
+		case err := <-done:
+			done <- err
+			if p.starts < maxStarts && strings.Contains(p.out.String(), "address already in use") {
+				tb.Logf("manager %s lost a port to another process (%v): starting it again", p.name, err)
+				p.start(tb)
+				return false, nil
+			}
 			tb.Fatalf("manager %s exited: %v\n%s", p.name, err, tail(p.out.String(), 40))
 		default:
 		}
 		c := &http.Client{Timeout: 2 * time.Second}
-		resp, err := c.Get("http://" + p.health + "/readyz")
+		resp, err := c.Get("http://" + health + "/readyz")
 		if err != nil {
 			return false, err
 		}
@@ -373,7 +418,8 @@ func (p *process) peakRSSMB(tb testing.TB) float64 {
 
 // status reads one kB field of /proc/PID/status, in MiB.
 func (p *process) status(field string) (float64, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	cmd, _, _ := p.current()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
 	if err != nil {
 		return 0, err
 	}
@@ -383,14 +429,14 @@ func (p *process) status(field string) (float64, error) {
 			return kb / 1024, err
 		}
 	}
-	return 0, fmt.Errorf("no %s in /proc/%d/status", field, p.cmd.Process.Pid)
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, cmd.Process.Pid)
 }
 
 // requests sums the manager's client-go request counter
 // (rest_client_requests_total) per HTTP method: its reads as well as its
 // writes, to every API server it talks to.
 func (p *process) requests() map[string]float64 {
-	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + p.diag + "/metrics")
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + p.diagAddr() + "/metrics")
 	if err != nil {
 		return nil
 	}
@@ -422,15 +468,16 @@ func (p *process) requests() map[string]float64 {
 // 10s: how a manager shuts down is test/manager's business, not this one's.
 func (p *process) stop(tb testing.TB) {
 	tb.Helper()
-	if p.cmd.ProcessState != nil {
+	cmd, _, done := p.current()
+	if cmd.ProcessState != nil {
 		return
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-p.done:
-		p.done <- err
+	case err := <-done:
+		done <- err
 	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
+		_ = cmd.Process.Kill()
 		tb.Logf("manager %s killed 10s after SIGTERM", p.name)
 	}
 }
