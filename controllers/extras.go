@@ -27,16 +27,13 @@ func (r *Reconciler) store(ctx context.Context, s *scope, data *bootstrapdata.Da
 			if !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("create Secret %s: %w", klog.KObj(sec), err)
 			}
-			// Only ever replace this config's own Secret, or one of the same
-			// type that nothing controls (what a KubeadmConfig deleted with
-			// --cascade=orphan leaves; CABPK overwrites its data Secret the
-			// same way): a same-named one of someone else's is not ours to
-			// overwrite.
+			// Only ever replace what this config may take (its own Secret, or
+			// a leftover of its type): someone else's is not ours to overwrite.
 			cur := &corev1.Secret{}
 			if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(sec), cur); err != nil {
 				return fmt.Errorf("read Secret %s: %w", klog.KObj(sec), err)
 			}
-			if !bootstrapdata.ConfigControls(s.config, cur) && (metav1.GetControllerOf(cur) != nil || cur.Type != sec.Type) {
+			if !bootstrapdata.ConfigMayTake(s.config, cur, sec.Type) {
 				conflict := &bootstrapdata.SecretConflictError{Namespace: sec.Namespace, Name: sec.Name}
 				markDataSecretFailed(s.config, conflict.Error())
 				return conflict

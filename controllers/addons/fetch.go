@@ -116,15 +116,12 @@ func (e *Extension) fetchFallback(ctx context.Context, cluster *clusterv1.Cluste
 	}
 	switch err := reader.Get(ctx, key, existing); {
 	case err == nil:
-		switch {
-		case existing.Type == FetchSecretType && ownedBy(existing, config):
-			token = string(existing.Data[FetchTokenKey])
-		case existing.Type == FetchSecretType && metav1.GetControllerOf(existing) == nil:
-			// Left by a KubeadmConfig of this name deleted with
-			// --cascade=orphan: the reconciler takes it over, with a new
-			// credential, as it does the report credential's.
-		default:
+		if !bootstrapdata.ConfigMayTake(config, existing, FetchSecretType) {
 			return &bootstrapdata.SecretConflictError{Namespace: key.Namespace, Name: key.Name}
+		}
+		// A leftover's credential is not this config's: a new one is minted.
+		if ownedBy(existing, config) {
+			token = string(existing.Data[FetchTokenKey])
 		}
 	case apierrors.IsNotFound(err):
 	default:
