@@ -13,22 +13,25 @@ type Element string
 // element) a provisioner that cannot express it names in its ErrUnsupported
 // problem.
 const (
-	ElementFiles        Element = "files"
-	ElementFileOwner    Element = "files.owner"
-	ElementFileAppend   Element = "files.append"
-	ElementFileGzip     Element = "files.encoding=gzip"
-	ElementUsers        Element = "users"
-	ElementUserSudo     Element = "users.sudo"
-	ElementUserSSHKeys  Element = "users.sshAuthorizedKeys"
-	ElementUserPasswd   Element = "users.passwd"
-	ElementUnits        Element = "units"
-	ElementUnitDropIns  Element = "units.dropIns"
-	ElementNTP          Element = "ntp"
-	ElementDisks        Element = "disks"
-	ElementMounts       Element = "mounts"
-	ElementBootCommands Element = "bootCommands"
-	ElementCommands     Element = "commands"
-	ElementSentinel     Element = "sentinel"
+	ElementFiles      Element = "files"
+	ElementFileOwner  Element = "files.owner"
+	ElementFileAppend Element = "files.append"
+	ElementFileGzip   Element = "files.encoding=gzip"
+	// ElementFileSpecialBits is a file mode with setuid, setgid or the
+	// sticky bit (File.SpecialBits).
+	ElementFileSpecialBits Element = "files.permissions=special"
+	ElementUsers           Element = "users"
+	ElementUserSudo        Element = "users.sudo"
+	ElementUserSSHKeys     Element = "users.sshAuthorizedKeys"
+	ElementUserPasswd      Element = "users.passwd"
+	ElementUnits           Element = "units"
+	ElementUnitDropIns     Element = "units.dropIns"
+	ElementNTP             Element = "ntp"
+	ElementDisks           Element = "disks"
+	ElementMounts          Element = "mounts"
+	ElementBootCommands    Element = "bootCommands"
+	ElementCommands        Element = "commands"
+	ElementSentinel        Element = "sentinel"
 	// ElementFileTemplate is a file with per-node values (File.Template).
 	ElementFileTemplate Element = "files.template"
 	// ElementCommandTemplate is a command with per-node values
@@ -44,7 +47,7 @@ const (
 
 // Elements lists every Element, in the order of the Plan's fields.
 var Elements = []Element{
-	ElementFiles, ElementFileOwner, ElementFileAppend, ElementFileGzip,
+	ElementFiles, ElementFileOwner, ElementFileAppend, ElementFileGzip, ElementFileSpecialBits,
 	ElementUsers, ElementUserSudo, ElementUserSSHKeys, ElementUserPasswd,
 	ElementUnits, ElementUnitDropIns, ElementNTP, ElementDisks, ElementMounts,
 	ElementBootCommands, ElementCommands, ElementSentinel,
@@ -118,6 +121,9 @@ var probes = map[Element]func(*Plan){
 	ElementFileGzip: func(p *Plan) {
 		// "x\n", gzipped and base64-encoded.
 		p.Files = []File{{Path: "/etc/probe", Permissions: "0644", Encoding: EncodingGzipBase64, Content: "H4sIAAAAAAAAA6vgAgAfCOpGAgAAAA=="}}
+	},
+	ElementFileSpecialBits: func(p *Plan) {
+		p.Files = []File{{Path: "/usr/local/bin/probe", Content: "#!/bin/sh\n", Permissions: "4755"}}
 	},
 	ElementUsers:    func(p *Plan) { p.Users = []User{{Name: "probe"}} },
 	ElementUserSudo: func(p *Plan) { p.Users = []User{{Name: "probe", Sudo: "ALL=(ALL) NOPASSWD:ALL"}} },

@@ -240,6 +240,13 @@ type File struct {
 	BootstrapInput bool
 }
 
+// SpecialBits reports whether the file's Permissions ask for setuid, setgid
+// or the sticky bit: four octal digits, the first not 0
+// (ElementFileSpecialBits).
+func (f *File) SpecialBits() bool {
+	return len(f.Permissions) == 4 && f.Permissions[0] >= '1' && f.Permissions[0] <= '7'
+}
+
 // Encoding of a File's Content.
 type Encoding string
 

@@ -56,6 +56,9 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 			sc.plainAt(pp("owner"), f.Owner, false)
 		}
 		sc.quotedPermissions(func() provisioning.Path { return pp("permissions") }, f.Permissions)
+		if f.SpecialBits() {
+			ps.Warnf(pp("permissions"), "cloud-init's write_files sets the mode before the owner, and chown clears setuid (and setgid, on a group-executable file): the file does not keep %s", f.Permissions)
+		}
 		// One pass over the content answers both questions for the common
 		// file: is it a plain block, and can it hold jinja syntax at all.
 		simple, braces := scanBlock(f.Content)

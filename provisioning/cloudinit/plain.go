@@ -208,7 +208,8 @@ func marshalPlain(d *plainDoc) ([]byte, map[string]int, error) {
 	return data, sizes, nil
 }
 
-// encodePlain is the header and d as yaml.v3 writes it.
+// encodePlain is the header and d as yaml.v3 writes it (with the strings
+// PyYAML would misread double-quoted: plain_pyyaml.go).
 func encodePlain(d *plainDoc) ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(plainEstimate(d))

@@ -16,60 +16,60 @@ import (
 // (bootcmd, write_files, users, disk_setup, mounts, ntp, then the
 // deferred files and runcmd in its final stage), not in key order.
 type plainDoc struct {
-	BootCmd    []string             `yaml:"bootcmd,omitempty"`
-	WriteFiles []plainFile          `yaml:"write_files,omitempty"`
-	Users      []plainUser          `yaml:"users,omitempty"`
-	DiskSetup  map[string]plainDisk `yaml:"disk_setup,omitempty"`
-	FSSetup    []plainFS            `yaml:"fs_setup,omitempty"`
-	Mounts     [][]string           `yaml:"mounts,omitempty"`
-	NTP        *plainNTP            `yaml:"ntp,omitempty"`
-	RunCmd     []string             `yaml:"runcmd,omitempty"`
+	BootCmd    plainLines              `yaml:"bootcmd,omitempty"`
+	WriteFiles []plainFile             `yaml:"write_files,omitempty"`
+	Users      []plainUser             `yaml:"users,omitempty"`
+	DiskSetup  map[plainText]plainDisk `yaml:"disk_setup,omitempty"`
+	FSSetup    []plainFS               `yaml:"fs_setup,omitempty"`
+	Mounts     []plainLines            `yaml:"mounts,omitempty"`
+	NTP        *plainNTP               `yaml:"ntp,omitempty"`
+	RunCmd     plainLines              `yaml:"runcmd,omitempty"`
 }
 
 type plainFile struct {
-	Path        string `yaml:"path"`
-	Encoding    string `yaml:"encoding,omitempty"`
-	Owner       string `yaml:"owner,omitempty"`
-	Permissions string `yaml:"permissions,omitempty"`
-	Append      bool   `yaml:"append,omitempty"`
-	Defer       bool   `yaml:"defer,omitempty"`
-	Content     string `yaml:"content"`
+	Path        plainText `yaml:"path"`
+	Encoding    plainText `yaml:"encoding,omitempty"`
+	Owner       plainText `yaml:"owner,omitempty"`
+	Permissions plainText `yaml:"permissions,omitempty"`
+	Append      bool      `yaml:"append,omitempty"`
+	Defer       bool      `yaml:"defer,omitempty"`
+	Content     plainText `yaml:"content"`
 }
 
 type plainUser struct {
-	Name              string   `yaml:"name"`
-	Gecos             string   `yaml:"gecos,omitempty"`
-	Groups            []string `yaml:"groups,omitempty"`
-	HomeDir           string   `yaml:"homedir,omitempty"`
-	Shell             string   `yaml:"shell,omitempty"`
-	PrimaryGroup      string   `yaml:"primary_group,omitempty"`
-	Passwd            string   `yaml:"passwd,omitempty"`
-	LockPasswd        *bool    `yaml:"lock_passwd,omitempty"`
-	ExpireDate        string   `yaml:"expiredate,omitempty"`
-	Sudo              string   `yaml:"sudo,omitempty"`
-	SSHAuthorizedKeys []string `yaml:"ssh_authorized_keys,omitempty"`
+	Name              plainText  `yaml:"name"`
+	Gecos             plainText  `yaml:"gecos,omitempty"`
+	Groups            plainLines `yaml:"groups,omitempty"`
+	HomeDir           plainText  `yaml:"homedir,omitempty"`
+	Shell             plainText  `yaml:"shell,omitempty"`
+	PrimaryGroup      plainText  `yaml:"primary_group,omitempty"`
+	Passwd            plainText  `yaml:"passwd,omitempty"`
+	LockPasswd        *bool      `yaml:"lock_passwd,omitempty"`
+	ExpireDate        plainText  `yaml:"expiredate,omitempty"`
+	Sudo              plainText  `yaml:"sudo,omitempty"`
+	SSHAuthorizedKeys plainLines `yaml:"ssh_authorized_keys,omitempty"`
 }
 
 type plainNTP struct {
-	Enabled *bool    `yaml:"enabled,omitempty"`
-	Servers []string `yaml:"servers,omitempty"`
+	Enabled *bool      `yaml:"enabled,omitempty"`
+	Servers plainLines `yaml:"servers,omitempty"`
 }
 
 type plainDisk struct {
-	TableType string `yaml:"table_type,omitempty"`
+	TableType plainText `yaml:"table_type,omitempty"`
 	// Layout is a bool, or a list of percentages and [percentage, type].
 	Layout    any   `yaml:"layout"`
 	Overwrite *bool `yaml:"overwrite,omitempty"`
 }
 
 type plainFS struct {
-	Label      string   `yaml:"label,omitempty"`
-	Filesystem string   `yaml:"filesystem,omitempty"`
-	Device     string   `yaml:"device,omitempty"`
-	Partition  any      `yaml:"partition,omitempty"`
-	Overwrite  *bool    `yaml:"overwrite,omitempty"`
-	ReplaceFS  string   `yaml:"replace_fs,omitempty"`
-	ExtraOpts  []string `yaml:"extra_opts,omitempty"`
+	Label      plainText  `yaml:"label,omitempty"`
+	Filesystem plainText  `yaml:"filesystem,omitempty"`
+	Device     plainText  `yaml:"device,omitempty"`
+	Partition  any        `yaml:"partition,omitempty"`
+	Overwrite  *bool      `yaml:"overwrite,omitempty"`
+	ReplaceFS  plainText  `yaml:"replace_fs,omitempty"`
+	ExtraOpts  plainLines `yaml:"extra_opts,omitempty"`
 }
 
 // plainDocument builds the document of a Plan whose units are already
@@ -104,16 +104,16 @@ func plainDocument(p *provisioning.Plan) *plainDoc {
 	if ds := p.Disks; ds != nil {
 		for _, part := range ds.Partitions {
 			if d.DiskSetup == nil {
-				d.DiskSetup = map[string]plainDisk{}
+				d.DiskSetup = map[plainText]plainDisk{}
 			}
-			d.DiskSetup[part.Device] = plainDiskOf(&part)
+			d.DiskSetup[plainText(part.Device)] = plainDiskOf(&part)
 		}
 		for _, fs := range ds.Filesystems {
 			d.FSSetup = append(d.FSSetup, plainFSOf(&fs))
 		}
 	}
 	for _, m := range p.Mounts {
-		d.Mounts = append(d.Mounts, []string(m))
+		d.Mounts = append(d.Mounts, plainLines(m))
 	}
 	d.RunCmd = plainRunCmd(p)
 	return d
@@ -126,16 +126,16 @@ func plainDocument(p *provisioning.Plan) *plainDoc {
 // account that does not exist yet fails. Deferred files are still written
 // before runcmd.
 func plainFileOf(f *provisioning.File, created map[string]bool) plainFile {
-	out := plainFile{Path: f.Path, Owner: f.Owner, Permissions: f.Permissions, Content: f.Content}
+	out := plainFile{Path: plainText(f.Path), Owner: plainText(f.Owner), Permissions: plainText(f.Permissions), Content: plainText(f.Content)}
 	switch f.Encoding {
 	case provisioning.EncodingNone:
 		if !utf8.ValidString(f.Content) {
-			out.Encoding, out.Content = "b64", base64.StdEncoding.EncodeToString([]byte(f.Content))
+			out.Encoding, out.Content = "b64", plainText(base64.StdEncoding.EncodeToString([]byte(f.Content)))
 		}
 	case provisioning.EncodingBase64:
 		out.Encoding = "b64"
 	case provisioning.EncodingGzip:
-		out.Encoding, out.Content = "gz+b64", base64.StdEncoding.EncodeToString([]byte(f.Content))
+		out.Encoding, out.Content = "gz+b64", plainText(base64.StdEncoding.EncodeToString([]byte(f.Content)))
 	case provisioning.EncodingGzipBase64:
 		out.Encoding = "gz+b64"
 	}
@@ -148,8 +148,8 @@ func plainFileOf(f *provisioning.File, created map[string]bool) plainFile {
 
 func plainUserOf(u *provisioning.User) plainUser {
 	out := plainUser{
-		Name: u.Name, Gecos: u.Gecos, Groups: splitGroups(u.Groups), HomeDir: u.HomeDir, Shell: u.Shell,
-		PrimaryGroup: u.PrimaryGroup, Passwd: u.Passwd, LockPasswd: u.LockPassword, Sudo: u.Sudo,
+		Name: plainText(u.Name), Gecos: plainText(u.Gecos), Groups: splitGroups(u.Groups), HomeDir: plainText(u.HomeDir), Shell: plainText(u.Shell),
+		PrimaryGroup: plainText(u.PrimaryGroup), Passwd: plainText(u.Passwd), LockPasswd: u.LockPassword, Sudo: plainText(u.Sudo),
 		SSHAuthorizedKeys: u.SSHAuthorizedKeys,
 	}
 	if u.Inactive != nil && *u.Inactive {
@@ -172,7 +172,7 @@ func splitGroups(groups string) []string {
 }
 
 func plainDiskOf(p *provisioning.Partition) plainDisk {
-	out := plainDisk{TableType: p.TableType, Overwrite: p.Overwrite, Layout: false}
+	out := plainDisk{TableType: plainText(p.TableType), Overwrite: p.Overwrite, Layout: false}
 	switch {
 	case len(p.DiskLayout) > 0:
 		layout := make([]any, len(p.DiskLayout))
@@ -191,8 +191,8 @@ func plainDiskOf(p *provisioning.Partition) plainDisk {
 
 func plainFSOf(fs *provisioning.Filesystem) plainFS {
 	out := plainFS{
-		Label: fs.Label, Filesystem: fs.Filesystem, Device: fs.Device, Overwrite: fs.Overwrite,
-		ReplaceFS: fs.ReplaceFS, ExtraOpts: fs.ExtraOpts,
+		Label: plainText(fs.Label), Filesystem: plainText(fs.Filesystem), Device: plainText(fs.Device), Overwrite: fs.Overwrite,
+		ReplaceFS: plainText(fs.ReplaceFS), ExtraOpts: fs.ExtraOpts,
 	}
 	if fs.Partition != "" {
 		out.Partition = plainNumber(fs.Partition)
@@ -206,7 +206,7 @@ func plainNumber(s string) any {
 	if n, err := strconv.Atoi(s); err == nil && n >= 0 && s[0] != '+' {
 		return n
 	}
-	return s
+	return plainText(s)
 }
 
 // plainRunCmd is runcmd as one script with set -e semantics: the unit
@@ -216,10 +216,18 @@ func plainNumber(s string) any {
 // runs in its own "/bin/sh -e -c", as the Plan's Command says: its exit 0,
 // cd or variables end with it, and its exit code is runcmd's.
 func plainRunCmd(p *provisioning.Plan) []string {
-	if len(p.Commands) == 0 && p.Sentinel == "" {
+	var modes []string
+	for i := range p.Files {
+		if f := &p.Files[i]; f.SpecialBits() {
+			// write_files sets the mode before the owner, and chown clears
+			// setuid and setgid: the mode again, before any command.
+			modes = append(modes, "chmod "+f.Permissions+" "+shellQuote(f.Path))
+		}
+	}
+	if len(p.Commands) == 0 && p.Sentinel == "" && len(modes) == 0 {
 		return nil
 	}
-	out := []string{"set -e"}
+	out := append([]string{"set -e"}, modes...)
 	for _, phase := range []provisioning.Phase{provisioning.PhasePre, provisioning.PhaseBootstrap} {
 		for _, c := range p.CommandsIn(phase) {
 			out = append(out, provisioning.OwnShell(c.Script))

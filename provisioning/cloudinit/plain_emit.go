@@ -124,14 +124,14 @@ func (e *plainEmitter) indent(n int) {
 
 // field writes "key: value" at indent, or nothing for an empty value that
 // yaml.v3 omits (omitempty).
-func (e *plainEmitter) field(key, v string, indent int, always bool) {
+func (e *plainEmitter) field(key string, v plainText, indent int, always bool) {
 	if v == "" && !always {
 		return
 	}
 	e.indent(indent)
 	e.b = append(e.b, key...)
 	e.b = append(e.b, ':', ' ')
-	e.scalar(v, indent+2)
+	e.scalar(string(v), indent+2)
 }
 
 // list writes a block sequence under key at indent, or nothing when empty.
@@ -280,6 +280,11 @@ func resolvesToString(s string) resolution {
 		}
 	}
 	switch s {
+	case "=", "<<":
+		// Plain, PyYAML reads them as its value and merge tags
+		// (plain_pyyaml.go): encodePlain quotes them as yaml.v3 does the
+		// others.
+		return resolveOther
 	case ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF",
 		"true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL", "~",
 		// isOldBool: YAML 1.1's booleans, quoted for YAML 1.1 readers.

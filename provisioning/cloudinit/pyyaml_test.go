@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/nodeboot/nodeboot/provisioning"
 )
 
 // pyyaml runs a Python program that reads in (JSON) on stdin and answers
@@ -166,4 +168,86 @@ func TestLiteralReadingMatchesPyYAML(t *testing.T) {
 		}
 	}
 	t.Logf("%d contents read as PyYAML reads them", len(contents))
+}
+
+// cloudInitReads has cloud-init's own template step (a document with a
+// per-node value is a jinja template) and PyYAML read each rendered plain
+// document, and answers, for each, the content of /f, the gecos of user u,
+// the NTP servers and runcmd, or the error.
+const cloudInitReads = `
+import json, sys, yaml
+from cloudinit import templater
+out = []
+for doc in json.load(sys.stdin):
+    try:
+        kind, render, rest = templater.detect_template(doc)
+        if kind == "jinja":
+            doc = render(rest, {"v1": {"local_hostname": "node-1"}})
+        d = yaml.safe_load(doc)
+        f = [w for w in d["write_files"] if w["path"] == "/f"][0]
+        out.append({"content": f["content"], "gecos": d["users"][0]["gecos"], "keys": d["users"][0]["ssh_authorized_keys"], "ntp": d["ntp"]["servers"], "runcmd": d["runcmd"]})
+    except Exception as e:
+        out.append({"error": str(e)})
+json.dump(out, sys.stdout)
+`
+
+// TestPlainReadByCloudInit: every value of the plain dialect reaches
+// cloud-init as the Plan says, with and without a per-node value (which
+// makes the document a jinja template that yaml.v3 reads back once before
+// writing): text of several lines that starts with a blank, a tab or a line
+// break, line breaks alone, and "=" and "<<", which PyYAML reads as tags
+// when they are written plain.
+func TestPlainReadByCloudInit(t *testing.T) {
+	values := []string{"  key: v\n", " lead\n", "\tx\n", "\nx\n", "\n", "\n\n", "\n\n\nx", " \n", "=", "<<", "=\n", "<<\n", "a\n\n", "x \n", "a: =", "= a",
+		"plain", "k: v\n  nested\n", "", " ", "\t", "#!/bin/sh\n\necho hi\n", "é\n ✓\n"}
+	type reading struct {
+		Content, Gecos, Error string
+		Keys, NTP, RunCmd     []string
+	}
+	var docs []string
+	for _, templated := range []bool{false, true} {
+		for _, v := range values {
+			p := &provisioning.Plan{
+				Files:    []provisioning.File{{Path: "/f", Content: v}},
+				Users:    []provisioning.User{{Name: "u", Gecos: strings.TrimSpace(strings.ReplaceAll(v, "\n", "")) + "x", SSHAuthorizedKeys: []string{"ssh-ed25519 AAAA k", v + "k"}}},
+				NTP:      &provisioning.NTP{Servers: []string{strings.TrimSpace(strings.ReplaceAll(v, "\n", "")) + "x"}},
+				Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "true"}},
+			}
+			if v = strings.TrimSpace(strings.ReplaceAll(v, "\n", "")); v == "=" || v == "<<" {
+				p.Users[0].Gecos, p.NTP.Servers[0] = v, v
+			}
+			if templated {
+				p.Files = append(p.Files, provisioning.File{Path: "/t", Template: provisioning.Text{provisioning.Literal("name="), provisioning.Value(provisioning.NodeName)}})
+			}
+			out, err := (&Renderer{}).Render(p, provisioning.Options{})
+			if err != nil {
+				t.Fatalf("%q (templated %v): %v", p.Files[0].Content, templated, err)
+			}
+			docs = append(docs, string(out.Data))
+		}
+	}
+	var got []reading
+	if err := json.Unmarshal(pyyaml(t, cloudInitReads, docs), &got); err != nil || len(got) != len(docs) {
+		t.Fatalf("cloud-init answered %d readings for %d documents: %v", len(got), len(docs), err)
+	}
+	for i, r := range got {
+		v, templated := values[i%len(values)], i >= len(values)
+		one := strings.TrimSpace(strings.ReplaceAll(v, "\n", ""))
+		gecos := one + "x"
+		if one == "=" || one == "<<" {
+			gecos = one
+		}
+		switch {
+		case r.Error != "":
+			t.Errorf("%q (templated %v): cloud-init cannot read the document: %s", v, templated, r.Error)
+		case r.Content != v:
+			t.Errorf("%q (templated %v): cloud-init writes %q", v, templated, r.Content)
+		case r.Gecos != gecos || len(r.NTP) != 1 || r.NTP[0] != gecos:
+			t.Errorf("%q (templated %v): gecos %q, NTP servers %q, want %q", v, templated, r.Gecos, r.NTP, gecos)
+		case len(r.Keys) != 2 || r.Keys[1] != v+"k":
+			t.Errorf("%q (templated %v): SSH keys %q", v, templated, r.Keys)
+		case len(r.RunCmd) == 0:
+			t.Errorf("%q (templated %v): no runcmd", v, templated)
+		}
+	}
 }

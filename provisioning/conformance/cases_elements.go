@@ -1,14 +1,49 @@
 package conformance
 
-import "github.com/nodeboot/nodeboot/provisioning"
+import (
+	"os"
+
+	"github.com/nodeboot/nodeboot/provisioning"
+)
 
 // ElementCases are the Cases of the elements nodeCase does not use: a file
 // appended to and encoded contents; password hashes and groups several
-// users share; boot commands. Each Case costs every runner a boot, so related elements
+// users share; setuid, setgid and sticky modes; boot commands. Each Case costs every runner a boot, so related elements
 // share one: a format that lacks one of them refuses the whole Case (CABPK's
 // Ignition 2.3 has no gzip, so it refuses file-contents).
 func ElementCases() []Case {
-	return []Case{fileContentsCase(), accountsCase(), bootCommandsCase()}
+	return []Case{fileContentsCase(), fileModesCase(), accountsCase(), bootCommandsCase()}
+}
+
+// fileModesCase: setuid, setgid and sticky bits are part of the mode a
+// file gets, with and without an owner (chown clears setuid and setgid, so
+// the mode must be set after the owner).
+func fileModesCase() Case {
+	return Case{
+		Name: "file-modes",
+		Plan: func() *provisioning.Plan {
+			return &provisioning.Plan{
+				Role: provisioning.RoleJoinWorker,
+				Files: []provisioning.File{
+					{Path: "/usr/local/bin/conformance-setuid", Owner: "root:root", Permissions: "4755", Content: "#!/bin/sh\n"},
+					{Path: "/usr/local/bin/conformance-setgid", Permissions: "2755", Content: "#!/bin/sh\n"},
+					{Path: "/etc/conformance/sticky", Owner: "root", Permissions: "1644", Content: "sticky\n"},
+				},
+				Commands: bootstrapOnly(),
+				Sentinel: Sentinel,
+			}
+		},
+		Uses: []provisioning.Element{provisioning.ElementFiles, provisioning.ElementFileOwner, provisioning.ElementFileSpecialBits, provisioning.ElementCommands, provisioning.ElementSentinel},
+		Want: State{
+			Files: []File{
+				{Path: "/usr/local/bin/conformance-setuid", Content: "#!/bin/sh\n", Mode: os.ModeSetuid | 0o755, Owner: "root:root"},
+				{Path: "/usr/local/bin/conformance-setgid", Content: "#!/bin/sh\n", Mode: os.ModeSetgid | 0o755, Owner: "root:root"},
+				{Path: "/etc/conformance/sticky", Content: "sticky\n", Mode: os.ModeSticky | 0o644, Owner: "root:root"},
+				{Path: Sentinel, Content: "success\n", Mode: 0o644, Owner: "root:root"},
+			},
+			Log: []string{"bootstrap"},
+		},
+	}
 }
 
 // bootCommandsCase: boot commands run first, in order, each in its own

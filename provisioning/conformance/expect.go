@@ -73,6 +73,7 @@ func Uses(p *provisioning.Plan) []provisioning.Element {
 		used[provisioning.ElementFileAppend] = used[provisioning.ElementFileAppend] || f.Append != nil && *f.Append
 		gz := f.Encoding == provisioning.EncodingGzip || f.Encoding == provisioning.EncodingGzipBase64
 		used[provisioning.ElementFileGzip] = used[provisioning.ElementFileGzip] || gz
+		used[provisioning.ElementFileSpecialBits] = used[provisioning.ElementFileSpecialBits] || f.SpecialBits()
 	}
 	for _, u := range p.Users {
 		used[provisioning.ElementUserSudo] = used[provisioning.ElementUserSudo] || u.Sudo != ""

@@ -287,6 +287,56 @@ func TestRunInChroot(t *testing.T) {
 		absent(t, root, "/fail3/sentinel")
 	})
 
+	t.Run("setuid and setgid survive the owner", func(t *testing.T) {
+		plan := &provisioning.Plan{
+			Files: []provisioning.File{
+				{Path: "/suid/owned", Permissions: "4755", Owner: "nobody", Content: "#!/bin/sh\n"},
+				{Path: "/suid/sgid", Permissions: "2755", Owner: "root:nogroup", Content: "#!/bin/sh\n"},
+				{Path: "/suid/unowned", Permissions: "4750", Content: "#!/bin/sh\n"},
+			},
+			Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "true"}},
+		}
+		if r := run(t, root, plan); r.code != 0 {
+			t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+		}
+		for p, want := range map[string]os.FileMode{"/suid/owned": os.ModeSetuid | 0o755, "/suid/sgid": os.ModeSetgid | 0o755, "/suid/unowned": os.ModeSetuid | 0o750} {
+			fi, err := os.Stat(filepath.Join(root, p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fi.Mode() & (os.ModePerm | os.ModeSetuid | os.ModeSetgid | os.ModeSticky); got != want {
+				t.Errorf("%s: mode %v, want %v", p, got, want)
+			}
+		}
+		if got := stat(t, root, "/suid/owned").uid; got != id(t, root, "passwd", "nobody") {
+			t.Errorf("/suid/owned: uid %d, want nobody's", got)
+		}
+	})
+
+	t.Run("a missing tool stops the script before any change", func(t *testing.T) {
+		// A unit file without a final newline travels as base64.
+		b64 := filepath.Join(root, "usr/bin/base64")
+		if err := os.Rename(b64, b64+".off"); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := os.Rename(b64+".off", b64); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		plan := &provisioning.Plan{
+			Files:    []provisioning.File{{Path: "/needs/first", Content: "x\n"}},
+			Units:    []provisioning.Unit{{Name: "needs.service", Contents: "[Service]\nExecStart=/bin/true"}},
+			Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "true"}},
+		}
+		r := run(t, root, plan)
+		if r.code != 127 || !strings.Contains(r.stderr, "base64 is required") {
+			t.Errorf("exit %d, want 127 naming base64\nstderr:\n%s", r.code, r.stderr)
+		}
+		absent(t, root, "/needs/first")
+		absent(t, root, "/etc/systemd/system/needs.service")
+	})
+
 	t.Run("units with systemd running and offline", func(t *testing.T) {
 		stub := "#!/bin/sh\nprintf '%s %s\\n' \"${SYSTEMD_OFFLINE:-running}\" \"$*\" >> /var/log/systemctl-calls\n"
 		if err := os.WriteFile(filepath.Join(root, "usr/local/bin/systemctl"), []byte(stub), 0o755); err != nil {
@@ -301,7 +351,7 @@ func TestRunInChroot(t *testing.T) {
 		if r := run(t, root, plan); r.code != 0 {
 			t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 		}
-		if got := stat(t, root, "/var/log/systemctl-calls").content; got != "running daemon-reload\nrunning enable demo.service\nrunning disable --now off.service\nrunning restart demo.service\n" {
+		if got := stat(t, root, "/var/log/systemctl-calls").content; got != "running daemon-reload\nrunning enable demo.service\nrunning try-restart image.service\nrunning disable --now off.service\nrunning restart demo.service\n" {
 			t.Errorf("with systemd running, systemctl calls:\n%s", got)
 		}
 		if err := os.RemoveAll(filepath.Join(root, "run/systemd")); err != nil {

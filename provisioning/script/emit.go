@@ -93,6 +93,11 @@ func (e *emitter) plan(p *provisioning.Plan) {
 					started = true
 				}
 				e.w("chown ", quote(f.Owner), " ", quote(f.Path), "\n")
+				if f.SpecialBits() {
+					// chown clears setuid and setgid (Ignition sets
+					// the mode after the owner for the same reason).
+					e.w("chmod ", f.Permissions, " ", quote(f.Path), "\n")
+				}
 			}
 		}
 	})
@@ -139,6 +144,14 @@ func needs(p *provisioning.Plan) []string {
 		}
 		chown = chown || f.Owner != ""
 	}
+	for i := range p.Units {
+		// Unit files and drop-ins are written as files are (units).
+		u := &p.Units[i]
+		b64 = b64 || !textSafe(u.Contents) && u.Contents != ""
+		for _, d := range u.DropIns {
+			b64 = b64 || !textSafe(d.Contents) && d.Contents != ""
+		}
+	}
 	var out []string
 	if b64 {
 		out = append(out, "base64")
@@ -166,10 +179,7 @@ func needs(p *provisioning.Plan) []string {
 // anything else as base64, decoded on the node by base64(1) (and gzip(1)
 // for gzip encodings), so the bytes on disk are exactly the Plan's.
 func (e *emitter) file(f *provisioning.File) {
-	mode := f.Permissions
-	if mode == "" {
-		mode = defaultMode
-	}
+	mode := fileMode(f)
 	how := "write"
 	if f.Append != nil && *f.Append {
 		how = "append"
@@ -194,6 +204,14 @@ func (e *emitter) file(f *provisioning.File) {
 	}
 	e.w("nb_file ", quote(f.Path), " ", mode, " ", how, " ", kind)
 	e.heredoc(body)
+}
+
+// fileMode is the mode f gets: its Permissions, 0644 when empty.
+func fileMode(f *provisioning.File) string {
+	if f.Permissions == "" {
+		return defaultMode
+	}
+	return f.Permissions
 }
 
 // heredoc ends the current line with stdin from body: a quoted
@@ -294,13 +312,17 @@ func (e *emitter) units(us []provisioning.Unit) {
 	}
 	e.w("\nnb_units\n")
 	for i := range us {
+		// Enabled nil leaves the unit as the image has it, restarted if it
+		// runs, so that its drop-ins take effect (cloud-init's dialect does
+		// the same with systemctl try-restart).
+		verb := "try-restart"
 		if en := us[i].Enabled; en != nil {
-			verb := "disable"
+			verb = "disable"
 			if *en {
 				verb = "enable"
 			}
-			e.w("nb_unit ", verb, " ", quote(us[i].Name), "\n")
 		}
+		e.w("nb_unit ", verb, " ", quote(us[i].Name), "\n")
 	}
 }
 

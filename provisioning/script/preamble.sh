@@ -48,8 +48,9 @@ nb_keys() {
 	chmod 0600 "$nb_home/.ssh/authorized_keys"
 	chown "$1:$(id -g "$1")" "$nb_home/.ssh" "$nb_home/.ssh/authorized_keys"
 }
-# nb_units: reloads systemd when it runs; nb_unit enable|disable NAME, and
-# disable then stops the unit too; nb_start NAME (re)starts an enabled unit
+# nb_units: reloads systemd when it runs; nb_unit enable|disable|try-restart
+# NAME, and disable then stops the unit too, try-restart restarts it only if
+# it runs and only while systemd does; nb_start NAME (re)starts an enabled unit
 # after the pre commands, which may install its binary. Without systemctl,
 # units are only written.
 nb_units() {
@@ -66,7 +67,8 @@ nb_units() {
 }
 nb_unit() {
 	case $nb_sysd-$1 in
-	running-enable) systemctl enable "$2" ;;
+	running-enable | running-try-restart) systemctl "$1" "$2" ;;
+	*-try-restart) ;;
 	running-*) systemctl "$1" --now "$2" ;;
 	offline-*) SYSTEMD_OFFLINE=1 systemctl "$1" "$2" ;;
 	esac

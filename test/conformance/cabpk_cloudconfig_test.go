@@ -40,6 +40,14 @@ var cabpkCloudConfigDepartures = map[string]func(w *conformance.State){
 	"boot-commands": func(w *conformance.State) {
 		w.Log = []string{"boot one", "boot two saw boot one's variable", "bootstrap"}
 	},
+	// write_files sets the mode before the owner (root:root by default),
+	// and chown clears setuid, and setgid on a group-executable file (a
+	// warning at the field).
+	"file-modes": func(w *conformance.State) {
+		for i := range w.Files {
+			w.Files[i].Mode &^= os.ModeSetuid | os.ModeSetgid
+		}
+	},
 	// All runcmd lines are one /bin/sh script without -e: a failing
 	// command stops nothing, the script ends with the last line's status,
 	// and the bootstrap line's "&& echo success" writes the sentinel.

@@ -152,6 +152,14 @@ func bootCloudInit(t *testing.T, c conformance.Case, data []byte) conformance.No
 		cmd.Env = append(cmd.Env, "CI_ALLOW_FAILED_MODULES=scripts-user")
 	}
 	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 && onlyChownClearedModes(out) {
+		// The tool checks write_files against the document, and cloud-init
+		// itself loses these bits (a CABPK dialect departure): the case's
+		// State says what the node must have.
+		t.Logf("cloudinit-apply: cloud-init cleared setuid/setgid bits:\n%s", out)
+		err = nil
+	}
 	require.NoError(t, err, "cloudinit-apply:\n%s", out)
 	events, err := conformance.ReadEvents(root, "/var/log/validators-stub-calls.log")
 	require.NoError(t, err)
@@ -162,6 +170,33 @@ func bootCloudInit(t *testing.T, c conformance.Case, data []byte) conformance.No
 		n.ExitCode, _ = strconv.Atoi(string(m[1]))
 	}
 	return n
+}
+
+// modeCheckFailed is cloudinit-apply's line for a file whose mode differs
+// from its write_files entry.
+var modeCheckFailed = regexp.MustCompile(`^\s*FAIL \S+ mode ([0-7]{4}) .*<- mode want ([1-7][0-7]{3})$`)
+
+// onlyChownClearedModes reports whether every check cloudinit-apply failed
+// is a mode that lost setuid or setgid and nothing else, as chown after
+// chmod leaves it.
+func onlyChownClearedModes(out []byte) bool {
+	n := 0
+	for _, line := range strings.Split(string(out), "\n") {
+		if !strings.Contains(line, "FAIL ") {
+			continue
+		}
+		m := modeCheckFailed.FindStringSubmatch(line)
+		if m == nil {
+			return false
+		}
+		got, _ := strconv.ParseUint(m[1], 8, 32)
+		want, _ := strconv.ParseUint(m[2], 8, 32)
+		if got != want&^0o6000 {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // newRoot unpacks the Debian root cloudinit-apply caches (dash as /bin/sh,

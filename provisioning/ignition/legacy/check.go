@@ -2,6 +2,7 @@ package legacy
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	ign23types "github.com/flatcar/ignition/config/v2_3/types"
@@ -36,6 +37,12 @@ func (b *legacyBuilder) checkUnsupported() {
 		if f.Permissions == "" {
 			// The transpiler refuses a file without a mode, and so does CABPK.
 			provisioning.Unsupported(ps, legacyName, pp("permissions"), "a file without permissions")
+		}
+		if n, err := strconv.Atoi(f.Permissions); err == nil && f.SpecialBits() && n > 0o7777 {
+			// The layout writes the mode as a YAML number, decimal without
+			// a leading 0 (a warning below), and the transpiler refuses
+			// one over 07777 ("illegal file mode"), as in CABPK.
+			provisioning.Unsupported(ps, legacyName, pp("permissions"), "a mode with setuid (read as the decimal number the layout writes, it is over 07777)")
 		}
 		if f.Append != nil && *f.Append {
 			ps.Warnf(pp("append"), "append is not supported by the legacy %s layout: the file is written whole, replacing what is there (CABPK's behaviour; use Ignition v3 to append)", ignition.Format)

@@ -124,12 +124,21 @@ func (b *v3Builder) join(into *types.File, later types.File, res types.Resource)
 
 // resource turns content in a Plan encoding into an Ignition data: URL,
 // leaving gzip compressed for Ignition to inflate.
+// withoutBlanks is base64 text without the blanks and line breaks
+// Validate accepts in it (the standard decoder skips only line breaks).
+func withoutBlanks(s string) string {
+	if !strings.ContainsAny(s, " \t") {
+		return s
+	}
+	return strings.NewReplacer(" ", "", "\t", "").Replace(s)
+}
+
 func resource(content string, enc provisioning.Encoding) (types.Resource, error) {
 	switch enc {
 	case provisioning.EncodingNone:
 		return types.Resource{Source: ptrTo(textURL(content))}, nil
 	case provisioning.EncodingBase64:
-		raw, err := base64.StdEncoding.DecodeString(content)
+		raw, err := base64.StdEncoding.DecodeString(withoutBlanks(content))
 		if err != nil {
 			return types.Resource{}, fmt.Errorf("is not valid base64: %w", err)
 		}
@@ -138,7 +147,7 @@ func resource(content string, enc provisioning.Encoding) (types.Resource, error)
 		raw := []byte(content)
 		if enc == provisioning.EncodingGzipBase64 {
 			var err error
-			if raw, err = base64.StdEncoding.DecodeString(content); err != nil {
+			if raw, err = base64.StdEncoding.DecodeString(withoutBlanks(content)); err != nil {
 				return types.Resource{}, fmt.Errorf("is not valid base64: %w", err)
 			}
 		}

@@ -52,6 +52,10 @@ func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provi
 	for i := range p.Files {
 		if f := &p.Files[i]; provisioning.IsWindowsPath(f.Path) {
 			provisioning.Unsupported(&ps, ignition.Format+" "+d.version, p.FilePath(i).Member("path"), "a Windows path (Ignition provisions Linux only)")
+		} else if f.SpecialBits() {
+			// Ignition drops them, with a warning in its log only.
+			provisioning.Unsupported(&ps, ignition.Format+" "+d.version, provisioning.FieldPath(f.Origin, p.FilePath(i), "permissions"),
+				"a mode with setuid, setgid or sticky bits (Ignition specs before 3.6.0 drop them)")
 		}
 	}
 	if ps.Err() != nil {
