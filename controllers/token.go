@@ -87,7 +87,7 @@ func (r *Reconciler) refreshToken(ctx context.Context, s *scope) (ctrl.Result, e
 		return ctrl.Result{}, err
 	}
 	sec, err := getToken(ctx, remote, s.config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token)
-	if apierrors.IsNotFound(err) && s.owner.IsMachinePool() {
+	if (apierrors.IsNotFound(err) || errors.Is(err, errMalformedToken)) && s.owner.IsMachinePool() {
 		log.Info("Bootstrap token secret not found, triggering creation of new token")
 		return r.recreateToken(ctx, s)
 	}
@@ -134,7 +134,9 @@ func (r *Reconciler) rotateToken(ctx context.Context, s *scope) (ctrl.Result, er
 		return ctrl.Result{}, err
 	}
 	sec, err := getToken(ctx, remote, s.config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token)
-	rotate := apierrors.IsNotFound(err)
+	// A spec without a valid token (an earlier version emptied it when a
+	// rotation failed) gets one too.
+	rotate := apierrors.IsNotFound(err) || errors.Is(err, errMalformedToken)
 	if err != nil && !rotate {
 		return ctrl.Result{}, err
 	}
@@ -152,8 +154,15 @@ func (r *Reconciler) rotateToken(ctx context.Context, s *scope) (ctrl.Result, er
 	return r.recreateToken(ctx, s)
 }
 
-// recreateToken replaces the config's token and regenerates its data.
+// recreateToken replaces the config's token and regenerates its data. The
+// new token is created before the spec changes, as CABPK does: the deferred
+// patch writes the spec even when this reconcile fails, and a spec left
+// without a token could never be refreshed or rotated again.
 func (r *Reconciler) recreateToken(ctx context.Context, s *scope) (ctrl.Result, error) {
-	s.config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token = ""
+	token, err := r.createToken(ctx, s.cluster)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("create bootstrap token: %w", err)
+	}
+	s.config.Spec.JoinConfiguration.Discovery.BootstrapToken.Token = token
 	return r.reconcileJoin(ctx, s)
 }

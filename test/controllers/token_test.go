@@ -3,13 +3,16 @@ package controllers_test
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	bootstrapapi "k8s.io/cluster-bootstrap/token/api"
 	bootstraputil "k8s.io/cluster-bootstrap/token/util"
+	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -167,4 +170,96 @@ func keys(m map[string][]byte) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// refusingClient refuses to create Secrets in kube-system (bootstrap tokens)
+// while refuse is set, counting the refusals.
+type refusingClient struct {
+	client.Client
+	refuse  *atomic.Bool
+	refused *atomic.Int32
+}
+
+func (c *refusingClient) Create(ctx context.Context, o client.Object, opts ...client.CreateOption) error {
+	if _, ok := o.(*corev1.Secret); ok && o.GetNamespace() == metav1.NamespaceSystem && c.refuse.Load() {
+		c.refused.Add(1)
+		return apierrors.NewServiceUnavailable("refused by the test")
+	}
+	return c.Client.Create(ctx, o, opts...)
+}
+
+// TestTokenRotationSurvivesFailure: a MachinePool's token rotation that
+// cannot create the new token (the workload cluster briefly unavailable)
+// keeps the config's current token, and the rotation succeeds once the
+// cluster answers, as with CABPK. It emptied the spec's token for good
+// before (every later reconcile failed on the empty token).
+func TestTokenRotationSurvivesFailure(t *testing.T) {
+	for _, p := range []provider{oracle, nodeboot} {
+		t.Run(string(p), func(t *testing.T) {
+			const ttl = 6 * time.Second
+			ns := newNamespace(t, "rotfail-"+string(p))
+			createCluster(t, ns, clusterOptions{initialized: true, certs: true, kubeconfig: true})
+			var refuse atomic.Bool
+			var refused atomic.Int32
+			startManager(t, managerOptions{provider: p, namespaces: []string{ns}, tokenTTL: ttl, wrapRemote: func(c client.Client) client.Client {
+				return &refusingClient{Client: c, refuse: &refuse, refused: &refused}
+			}})
+			ctx := context.Background()
+			pool, _ := createMachinePool(t, ns, "pool", testSpec(worker, true))
+			var old string
+			eventually(t, 30*time.Second, "a token for the pool", func() (bool, error) {
+				var err error
+				old, err = configToken(ctx, ns, "pool")
+				return old != "", err
+			})
+			refuse.Store(true)
+			pool.Status.NodeRefs = []corev1.ObjectReference{{Kind: "Node", Name: "pool-node-0"}}
+			if err := k8s.Status().Update(ctx, pool); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, 3*ttl, "a refused token creation", func() (bool, error) { return refused.Load() > 0, nil })
+			time.Sleep(time.Second)
+			if tok, err := configToken(ctx, ns, "pool"); err != nil || tok != old {
+				t.Errorf("while the workload cluster refused, the spec's token became %q (%v), want the current %q", tok, err, old)
+			}
+			refuse.Store(false)
+			var rotated string
+			eventually(t, 4*ttl, "a new pool token once the cluster answers", func() (bool, error) {
+				var err error
+				rotated, err = configToken(ctx, ns, "pool")
+				if err != nil || rotated == "" || rotated == old {
+					return false, err
+				}
+				_, err = tokenSecret(ctx, rotated)
+				return err == nil, nil
+			})
+			eventually(t, 10*time.Second, "pool data with the new token", func() (bool, error) {
+				s, err := getSecret(ctx, ns, "pool")
+				if err != nil {
+					return false, err
+				}
+				return joinToken(t, s) == rotated, nil
+			})
+			if p == oracle {
+				return // CABPK stays stuck on the empty token
+			}
+			// A spec an earlier nodeboot left without a token recovers.
+			var cfg bootstrapv1.KubeadmConfig
+			if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "pool"}, &cfg); err != nil {
+				t.Fatal(err)
+			}
+			cfg.Spec.JoinConfiguration.Discovery.BootstrapToken.Token = ""
+			if err := k8s.Update(ctx, &cfg); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, 4*ttl, "a token for the spec that lost it", func() (bool, error) {
+				tok, err := configToken(ctx, ns, "pool")
+				if err != nil || tok == "" || tok == rotated {
+					return false, err
+				}
+				_, err = tokenSecret(ctx, tok)
+				return err == nil, nil
+			})
+		})
+	}
 }
