@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
@@ -56,6 +59,14 @@ type workloadClients struct {
 	qps       float32
 	burst     int
 	timeout   time.Duration
+	// self is this manager's Pod (POD_NAMESPACE, POD_NAME, POD_UID), nil
+	// when they are not all set. A workload cluster where that Pod runs is
+	// the management cluster itself (after clusterctl move onto it): it is
+	// reached at inCluster's host with inCluster's CA, as ClusterCache
+	// does, not through the control-plane endpoint, whose load balancer
+	// may not take traffic back from its own nodes.
+	self      *metav1.ObjectMeta
+	inCluster func() (*rest.Config, error)
 
 	mu      sync.Mutex
 	clients map[client.ObjectKey]*workloadClient
@@ -70,12 +81,18 @@ type workloadClient struct {
 }
 
 func newWorkloadClients(secrets client.Reader, scheme *runtime.Scheme, userAgent string, qps float32, burst int) *workloadClients {
-	return &workloadClients{
+	w := &workloadClients{
 		secrets: secrets, scheme: scheme, userAgent: userAgent, qps: qps, burst: burst,
 		// ClusterCache's default client timeout.
-		timeout: 10 * time.Second,
-		clients: map[client.ObjectKey]*workloadClient{},
+		timeout:   10 * time.Second,
+		clients:   map[client.ObjectKey]*workloadClient{},
+		inCluster: rest.InClusterConfig,
 	}
+	ns, name, uid := os.Getenv("POD_NAMESPACE"), os.Getenv("POD_NAME"), os.Getenv("POD_UID")
+	if ns != "" && name != "" && uid != "" {
+		w.self = &metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID(uid)}
+	}
+	return w
 }
 
 // GetClient returns a client for the workload cluster of cluster; reads are
@@ -86,9 +103,9 @@ func (w *workloadClients) GetClient(ctx context.Context, cluster client.ObjectKe
 	err := w.secrets.Get(ctx, key, sec)
 	now := time.Now()
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.sweepLocked(now)
 	if err != nil {
+		defer w.mu.Unlock()
 		if apierrors.IsNotFound(err) {
 			w.dropLocked(cluster)
 			return nil, fmt.Errorf("cluster %s: %w", klog.KRef(cluster.Namespace, cluster.Name), errNoKubeconfig)
@@ -97,15 +114,27 @@ func (w *workloadClients) GetClient(ctx context.Context, cluster client.ObjectKe
 	}
 	if c, ok := w.clients[cluster]; ok && c.version == sec.ResourceVersion {
 		c.lastUsed = now
+		w.mu.Unlock()
 		return c.client, nil
 	}
-	w.dropLocked(cluster)
-	c, err := w.build(sec)
+	w.mu.Unlock()
+	// Built without the lock: looking for this manager's Pod is a request
+	// to that cluster, which must not hold up the others.
+	c, err := w.build(ctx, sec)
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", klog.KRef(cluster.Namespace, cluster.Name), err)
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if old, ok := w.clients[cluster]; ok && old.version == sec.ResourceVersion {
+		// Another reconcile built it meanwhile.
+		c.http.CloseIdleConnections()
+		c = old
+	} else {
+		w.dropLocked(cluster)
+		w.clients[cluster] = c
+	}
 	c.lastUsed = now
-	w.clients[cluster] = c
 	return c.client, nil
 }
 
@@ -114,7 +143,7 @@ func (w *workloadClients) GetUncachedClient(ctx context.Context, cluster client.
 	return w.GetClient(ctx, cluster)
 }
 
-func (w *workloadClients) build(sec *corev1.Secret) (*workloadClient, error) {
+func (w *workloadClients) build(ctx context.Context, sec *corev1.Secret) (*workloadClient, error) {
 	raw, ok := sec.Data[secret.KubeconfigDataName]
 	if !ok {
 		return nil, errNoKubeconfig
@@ -128,6 +157,34 @@ func (w *workloadClients) build(sec *corev1.Secret) (*workloadClient, error) {
 		return nil, fmt.Errorf("%w: exec and auth-provider plugins are not supported", errBadKubeconfig)
 	}
 	cfg.UserAgent, cfg.QPS, cfg.Burst, cfg.Timeout = w.userAgent, w.qps, w.burst, w.timeout
+	c, err := w.connect(cfg, sec.ResourceVersion)
+	if err != nil || w.self == nil {
+		return c, err
+	}
+	var pod corev1.Pod
+	err = c.client.Get(ctx, client.ObjectKey{Namespace: w.self.Namespace, Name: w.self.Name}, &pod)
+	switch {
+	case apierrors.IsNotFound(err) || apierrors.IsForbidden(err) || err == nil && pod.UID != w.self.UID:
+		// Not this cluster, or credentials that may not tell: the
+		// kubeconfig's endpoint, as without Pod metadata.
+		return c, nil
+	case err != nil:
+		// Retried with the reconcile, as ClusterCache retries its connection.
+		c.http.CloseIdleConnections()
+		return nil, fmt.Errorf("look for this manager's Pod there: %w", err)
+	}
+	in, err := w.inCluster()
+	if err != nil {
+		c.http.CloseIdleConnections()
+		return nil, fmt.Errorf("it is the cluster this manager runs in, whose in-cluster configuration is unusable: %w", err)
+	}
+	c.http.CloseIdleConnections()
+	cfg.Host, cfg.CAFile, cfg.CAData = in.Host, in.CAFile, nil
+	return w.connect(cfg, sec.ResourceVersion)
+}
+
+// connect makes the client of a workload cluster.
+func (w *workloadClients) connect(cfg *rest.Config, version string) (*workloadClient, error) {
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: no HTTP client for it", errBadKubeconfig)
@@ -136,15 +193,17 @@ func (w *workloadClients) build(sec *corev1.Secret) (*workloadClient, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: no client for it", errBadKubeconfig)
 	}
-	return &workloadClient{version: sec.ResourceVersion, client: c, http: hc}, nil
+	return &workloadClient{version: version, client: c, http: hc}, nil
 }
 
-// workloadMapper maps the only kinds read or written in workload clusters,
+// workloadMapper maps the only kinds read or written in workload clusters
+// (a Pod: this manager's, see workloadClients.self),
 // so no discovery request is made and no API group list kept.
 func workloadMapper() meta.RESTMapper {
 	m := meta.NewDefaultRESTMapper(nil)
 	m.Add(corev1.SchemeGroupVersion.WithKind("Secret"), meta.RESTScopeNamespace)
 	m.Add(corev1.SchemeGroupVersion.WithKind("ConfigMap"), meta.RESTScopeNamespace)
+	m.Add(corev1.SchemeGroupVersion.WithKind("Pod"), meta.RESTScopeNamespace)
 	return m
 }
 
