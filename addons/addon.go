@@ -73,6 +73,14 @@ var (
 	token = regexp.MustCompile(`^[A-Za-z0-9._~+/=-]+$`)
 )
 
+// ValidName reports whether name can name an add-on: a DNS label (it is
+// the key of the node's record and of its files).
+func ValidName(name string) bool { return label.MatchString(name) }
+
+// ValidVersion reports whether v can be an add-on's version: letters,
+// digits and '.-_+', at most 64.
+func ValidVersion(v string) bool { return version.MatchString(v) }
+
 // Validate returns every problem of the add-ons, each with its path.
 func Validate(list []Addon) provisioning.Problems {
 	var ps provisioning.Problems

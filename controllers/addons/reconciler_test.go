@@ -74,15 +74,25 @@ func TestBadSpecsNameTheField(t *testing.T) {
 			[]client.Object{&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bad", Namespace: "default"}, Data: map[string][]byte{"a.yaml": []byte("kind: [unclosed\n")}}}},
 		{"bad selector", addonsv1.InvalidSpecReason, "spec.clusterSelector: Invalid value",
 			addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "flannel"}}, nil},
+		// Both pass Kubernetes and the CRD, and the init node's data would
+		// refuse them for good.
+		{"name that is no DNS label", addonsv1.InvalidSpecReason, `metadata.name: Invalid value: "dns.cache"`,
+			addonsv1.FirstBootAddonSpec{Builtin: &addonsv1.BuiltinSource{Name: "flannel"}}, nil},
+		{"URL version with a slash", addonsv1.InvalidSpecReason, `spec.url.version: Invalid value: "release/1.2"`,
+			addonsv1.FirstBootAddonSpec{URL: &addonsv1.URLSource{URL: "https://h/x.yaml", SHA256: sha, Version: "release/1.2"}}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := addon("a", c.spec)
+			name := "a"
+			if c.name == "name that is no DNS label" {
+				name = "dns.cache"
+			}
+			a := addon(name, c.spec)
 			if c.name == "bad selector" {
 				a.Spec.ClusterSelector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "x", Operator: "Sideways"}}
 			}
 			r := &FirstBootAddonReconciler{Client: fakeClient(t, append(c.objs, a)...)}
-			got, _ := reconcileOne(t, r, "a")
+			got, _ := reconcileOne(t, r, name)
 			cond := meta.FindStatusCondition(got.Status.Conditions, addonsv1.SourceValidCondition)
 			require.NotNil(t, cond)
 			require.Equal(t, metav1.ConditionFalse, cond.Status)

@@ -76,7 +76,7 @@ func (r *Resolver) Selected(ctx context.Context, cluster *clusterv1.Cluster) ([]
 // Resolve resolves an add-on for one Cluster: the bytes (or URL and digest)
 // its init node gets. Problems come back as a *SpecError naming the fields.
 func (r *Resolver) Resolve(ctx context.Context, a *addonsv1.FirstBootAddon, cluster *clusterv1.Cluster) (*addons.Addon, error) {
-	if reason, errs := ValidateSpec(&a.Spec, specPath); len(errs) > 0 {
+	if reason, errs := validateAddon(a); len(errs) > 0 {
 		return nil, &SpecError{Object: objectRef(a), Reason: reason, Errs: errs}
 	}
 	out := &addons.Addon{Name: a.Name, Order: a.Spec.Order, Origin: provisioning.Path{}.In(objectRef(a))}
@@ -112,7 +112,7 @@ type Summary struct {
 
 // Summarize validates an add-on and computes its Summary.
 func (r *Resolver) Summarize(ctx context.Context, a *addonsv1.FirstBootAddon) (*Summary, error) {
-	if reason, errs := ValidateSpec(&a.Spec, specPath); len(errs) > 0 {
+	if reason, errs := validateAddon(a); len(errs) > 0 {
 		return nil, &SpecError{Object: objectRef(a), Reason: reason, Errs: errs}
 	}
 	switch s := a.Spec; {

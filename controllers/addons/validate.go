@@ -77,12 +77,27 @@ func ValidateSpec(spec *addonsv1.FirstBootAddonSpec, p *field.Path) (string, fie
 		if parsed, err := url.Parse(u.URL); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 			errs = append(errs, field.Invalid(up.Child("url"), addons.RedactURL(u.URL), "must be an http or https URL"))
 		}
+		if u.Version != "" && !addons.ValidVersion(u.Version) {
+			errs = append(errs, field.Invalid(up.Child("version"), u.Version, "must be letters, digits and '.-_+', at most 64"))
+		}
 		switch {
 		case u.SHA256 == "":
 			errs = append(errs, field.Required(up.Child("sha256"), "the node verifies what it fetches; give the manifest's sha256"))
 		case !hexSHA256.MatchString(u.SHA256):
 			errs = append(errs, field.Invalid(up.Child("sha256"), u.SHA256, "must be 64 lower-case hex digits"))
 		}
+	}
+	return reason, errs
+}
+
+// validateAddon is ValidateSpec and the add-on's name, which the node's
+// record and files are keyed by: a FirstBootAddon may have any name
+// Kubernetes allows, an add-on only a DNS label.
+func validateAddon(a *addonsv1.FirstBootAddon) (string, field.ErrorList) {
+	reason, errs := ValidateSpec(&a.Spec, specPath)
+	if !addons.ValidName(a.Name) {
+		errs = append(field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), a.Name, "must be a DNS label (at most 63 lower-case letters, digits and '-') to name an add-on")}, errs...)
+		reason = addonsv1.InvalidSpecReason
 	}
 	return reason, errs
 }
