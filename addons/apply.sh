@@ -2,7 +2,8 @@
 # nodeboot first-boot add-ons, run once right after kubeadm init.
 # Fetches URL sources, verifies every manifest's sha256 before applying any,
 # waits (bounded) for the API server, applies each manifest with server-side
-# apply under the field manager "nodeboot", and records names, versions,
+# apply under the field manager "nodeboot" (no attempt past the deadline,
+# NODEBOOT_ADDONS_TIMEOUT, none that outlives it), and records names, versions,
 # digests, objects and results in ConfigMap kube-system/nodeboot-addons.
 # Running it again changes nothing. $1, when given, is the index's sha256.
 # A traced shell (sh -x, or SHELLOPTS=xtrace handed down to bash as sh)
@@ -147,8 +148,11 @@ record() {
 			"--from-file=$name.result=$work/$name.result"
 		[ -f "$work/$name.objects" ] && set -- "$@" "--from-file=$name.objects=$work/$name.objects"
 	done <"$index"
+	# Written even after the deadline (it says what failed), within 30 s.
+	t=$(left)
+	[ "$t" -ge 30 ] || t=30
 	"$kubectl" create configmap nodeboot-addons --namespace kube-system "$@" --dry-run=client -o yaml </dev/null |
-		"$kubectl" apply --server-side --field-manager=nodeboot -f - >/dev/null ||
+		bounded "$t" "$kubectl" apply --server-side --field-manager=nodeboot --request-timeout="${t}s" -f - >/dev/null ||
 		{ log "could not record results in ConfigMap kube-system/nodeboot-addons"; return 1; }
 }
 
@@ -198,15 +202,25 @@ fi
 failed=0
 while IFS="$tab" read -r name version digest file url ca tok; do
 	ok=0 n=0
+	: >"$work/$name.err"
 	while [ "$n" -lt 5 ]; do
-		if "$kubectl" apply --server-side --field-manager=nodeboot -f "$dir/$file" -o name \
+		# No attempt without time left, and none that outlives the step:
+		# kubectl has no overall deadline of its own.
+		t=$(left)
+		if [ "$t" -le 0 ]; then
+			echo "the step's ${timeout}s ran out" >>"$work/$name.err"
+			break
+		fi
+		if bounded "$t" "$kubectl" apply --server-side --field-manager=nodeboot --request-timeout="${t}s" -f "$dir/$file" -o name \
 			>"$work/$name.objects" 2>"$work/$name.err" </dev/null; then
 			ok=1
 			break
 		fi
 		n=$((n + 1))
-		[ "$(left)" -gt 0 ] || break
-		sleep $((n * 2))
+		s=$((n * 2)) t=$(left)
+		[ "$t" -gt 0 ] || continue
+		[ "$s" -le "$t" ] || s=$t
+		sleep "$s"
 	done
 	if [ "$ok" = 1 ]; then
 		log "$name: applied $(wc -l <"$work/$name.objects") objects"

@@ -108,7 +108,8 @@ func newFetchNode(t *testing.T, shell string, a Addon, tools ...string) *fetchNo
 			t.Fatal(err)
 		}
 	}
-	base := []string{"sh", "dirname", "date", "mktemp", "rm", "sha256sum", "cut", "sleep", "mv", "cat", "wc", "tail", "tr", "mkdir", "grep", "head"}
+	// true stands in for kubectl (NODEBOOT_KUBECTL), a program, not the builtin.
+	base := []string{"sh", "dirname", "date", "mktemp", "rm", "sha256sum", "cut", "sleep", "mv", "cat", "wc", "tail", "tr", "mkdir", "grep", "head", "true"}
 	switch shell {
 	case "busybox":
 		for _, b := range base {
@@ -486,6 +487,31 @@ func TestFetchPublicURL(t *testing.T) {
 				n := newFetchNode(t, shell, Addon{Name: "cni", URL: srv.URL + "/m.yaml", SHA256: Digest(fetchManifest)}, tools...)
 				if code, out, _ := n.run(time.Minute); code != 0 || !n.fetched() {
 					t.Fatalf("exit %d, fetched %v:\n%s", code, n.fetched(), out)
+				}
+			})
+		}
+	}
+}
+
+// TestApplyEndsAtTheStepTimeout: an API server that takes requests and does
+// not answer holds the step no longer than its timeout (plus the record):
+// kubectl has no deadline of its own, and an attempt used to start, and run
+// to its end, whatever time was left. With timeout(1) and with the
+// watchdog that stands in for it.
+func TestApplyEndsAtTheStepTimeout(t *testing.T) {
+	const stall = "#!/bin/sh\ncase \"$*\" in\n*readyz*) exit 0 ;;\n'create configmap'*) echo 'kind: ConfigMap' ;;\n*'-f -'*) cat >/dev/null ;;\n*apply*) sleep 8 ;;\nesac\n"
+	for _, shell := range fetchShells(t) {
+		for _, tools := range [][]string{{"timeout"}, nil} {
+			t.Run(shell+"/"+strings.Join(append(tools, "watchdog")[:1], ""), func(t *testing.T) {
+				n := newFetchNode(t, shell, Addon{Name: "slow", Manifest: []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: slow\n")}, tools...)
+				n.timeout = 2
+				kubectl := filepath.Join(n.bin, "kubectl")
+				if err := os.WriteFile(kubectl, []byte(stall), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				code, out, took := n.run(30*time.Second, "NODEBOOT_KUBECTL="+kubectl)
+				if code == 0 || took > 6*time.Second {
+					t.Errorf("exit %d after %s, want a failure within the 2 s timeout and the record\n%s", code, took.Round(100*time.Millisecond), out)
 				}
 			})
 		}

@@ -40,7 +40,9 @@ type Options struct {
 	// Kubeconfig the step uses. Default DefaultKubeconfig (kubeadm's admin.conf).
 	Kubeconfig string
 	// Timeout bounds the whole step: fetching, waiting for the API server,
-	// applying. Default DefaultTimeout.
+	// applying (no apply is started or left running past it); the record of
+	// the results is written afterwards, within 30 s. Default
+	// DefaultTimeout.
 	Timeout time.Duration
 }
 
