@@ -7,10 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/yaml"
 
@@ -126,6 +130,43 @@ func TestIPVSSetsKubeletClusterDNSOnEveryNode(t *testing.T) {
 			if res.Plan.Role != provisioning.RoleInit {
 				for _, f := range res.Plan.Files {
 					require.False(t, strings.HasPrefix(f.Path, addons.DefaultDir), f.Path)
+				}
+			}
+		})
+	}
+}
+
+// TestLateNodeLocalDNSLeavesKubeletAlone: a NodeLocal DNSCache add-on
+// created after the Cluster's control plane was initialized is never applied
+// (only the first control-plane node's data carries add-ons), so new nodes
+// keep the Cluster's DNS service: pointing them at the cache's address left
+// their pods without DNS. One created before still sets it.
+func TestLateNodeLocalDNSLeavesKubeletAlone(t *testing.T) {
+	initialized := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for _, c := range []struct {
+		name    string
+		created time.Time
+		want    string
+	}{
+		{"created before the control plane was initialized", initialized.Add(-time.Minute), "169.254.20.10"},
+		{"created after", initialized.Add(time.Minute), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dns := builtinAddon("dns", addonsv1.BuiltinNodeLocalDNS, 1, func(a *addonsv1.FirstBootAddon) {
+				a.Spec.Builtin.NodeLocalDNS = &addonsv1.NodeLocalDNSParameters{KubeProxyMode: addonsv1.KubeProxyIPVS}
+				a.CreationTimestamp = metav1.NewTime(c.created)
+			})
+			ext := NewExtension(fakeClient(t, dns), ExtensionOptions{})
+			in := vectorInput(t, filepath.Join(testenv.VectorsDir(t), "cc-join-cp-minimal-v1.33"))
+			labelCluster(in)
+			// The vector's Cluster was initialized on 1 January 2025.
+			conditions.Delete(in.Cluster, clusterv1.ClusterControlPlaneInitializedCondition)
+			conditions.Set(in.Cluster, metav1.Condition{Type: clusterv1.ClusterControlPlaneInitializedCondition, Status: metav1.ConditionTrue, Reason: "Initialized", LastTransitionTime: metav1.NewTime(initialized)})
+			res, err := buildWith(t, ext, in)
+			require.NoError(t, err)
+			for _, f := range res.Plan.Files {
+				if f.BootstrapInput {
+					require.Equal(t, c.want, kubeletArg(t, f.Content, "cluster-dns"), f.Content)
 				}
 			}
 		})

@@ -3,9 +3,11 @@ package addons
 import (
 	"fmt"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/cluster-api/util/conditions"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/nodeboot/nodeboot/addons/catalog"
@@ -31,7 +33,9 @@ func kubeletClusterDNS(selected []addonsv1.FirstBootAddon, cluster *clusterv1.Cl
 	for i := range selected {
 		a := &selected[i]
 		b := a.Spec.Builtin
-		if b == nil || b.Name != addonsv1.BuiltinNodeLocalDNS {
+		if b == nil || b.Name != addonsv1.BuiltinNodeLocalDNS || createdAfterInit(a, cluster) {
+			// One that came too late never runs on the Cluster: pointing
+			// kubelets at its address would leave their pods without DNS.
 			continue
 		}
 		ip, err := catalog.KubeletClusterDNS(builtinParams(b, cluster))
@@ -93,4 +97,14 @@ func setClusterDNS(config *bootstrapv1.KubeadmConfig, req *dnsRequirement) error
 		}
 	}
 	return nil
+}
+
+// createdAfterInit reports whether the add-on was created after the
+// Cluster's control plane was initialized: the first control-plane node's
+// data, the only data that carries add-ons, was made without it, so it is
+// never applied there. (An add-on whose selector comes to match the Cluster
+// after that is the same case, which its creation time cannot tell.)
+func createdAfterInit(a *addonsv1.FirstBootAddon, cluster *clusterv1.Cluster) bool {
+	c := conditions.Get(cluster, clusterv1.ClusterControlPlaneInitializedCondition)
+	return c != nil && c.Status == metav1.ConditionTrue && a.CreationTimestamp.After(c.LastTransitionTime.Time)
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -115,6 +117,7 @@ func (f fakeWorkloads) GetUncachedClient(context.Context, client.ObjectKey) (cli
 }
 
 func TestPerClusterStatus(t *testing.T) {
+	created := time.Now().Truncate(time.Second)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "src", Namespace: "default"}, Data: map[string]string{
 		"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n",
 	}}
@@ -126,15 +129,21 @@ func TestPerClusterStatus(t *testing.T) {
 		if initialized {
 			status = metav1.ConditionTrue
 		}
-		c.Status.Conditions = []metav1.Condition{{Type: clusterv1.ClusterControlPlaneInitializedCondition, Status: status, Reason: "x"}}
+		// Initialized an hour before the add-on was created, or never.
+		c.Status.Conditions = []metav1.Condition{{Type: clusterv1.ClusterControlPlaneInitializedCondition, Status: status, Reason: "x", LastTransitionTime: metav1.NewTime(created.Add(-time.Hour))}}
 		return c
 	}
 	record := func(result, sum string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: addons.RecordName, Namespace: addons.RecordNamespace},
 			Data: map[string]string{"m.sha256": sum, "m.result": result, "m.version": "-"}}
 	}
+	late := false
 	mk := func() *addonsv1.FirstBootAddon {
-		return addon("m", addonsv1.FirstBootAddonSpec{Manifests: &addonsv1.ManifestsSource{Kind: addonsv1.ManifestsConfigMap, Name: "src"}})
+		a := addon("m", addonsv1.FirstBootAddonSpec{Manifests: &addonsv1.ManifestsSource{Kind: addonsv1.ManifestsConfigMap, Name: "src"}})
+		if late {
+			a.CreationTimestamp = metav1.NewTime(created)
+		}
+		return a
 	}
 	cases := []struct {
 		name      string
@@ -151,9 +160,14 @@ func TestPerClusterStatus(t *testing.T) {
 		{"no record yet", []client.Object{cluster("c1", true)}, fakeWorkloads{c: fakeClient(t)}, addonsv1.AddonPending, metav1.ConditionFalse, addonsv1.PendingReason, true},
 		{"applied", []client.Object{cluster("c1", true)}, fakeWorkloads{c: fakeClient(t, record("applied", digest))}, addonsv1.AddonApplied, metav1.ConditionTrue, addonsv1.AppliedReason, false},
 		{"failed", []client.Object{cluster("c1", true)}, fakeWorkloads{c: fakeClient(t, record("failed: sha256 mismatch: got 00", digest))}, addonsv1.AddonFailed, metav1.ConditionFalse, addonsv1.ApplyFailedReason, false},
+		// Created after the control plane was initialized: never in the
+		// first control-plane node's data, so never applied; no requeue.
+		{"late, no record", []client.Object{cluster("c1", true)}, fakeWorkloads{c: fakeClient(t)}, addonsv1.AddonFailed, metav1.ConditionFalse, addonsv1.ApplyFailedReason, false},
+		{"late, recorded by an earlier object of the name", []client.Object{cluster("c1", true)}, fakeWorkloads{c: fakeClient(t, record("applied", digest))}, addonsv1.AddonApplied, metav1.ConditionTrue, addonsv1.AppliedReason, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			late = strings.HasPrefix(c.name, "late")
 			objs := append([]client.Object{cm, mk()}, c.clusters...)
 			r := &FirstBootAddonReconciler{Client: fakeClient(t, objs...), Workloads: c.workloads}
 			got, res := reconcileOne(t, r, "m")

@@ -72,6 +72,7 @@ func (r *FirstBootAddonReconciler) clusterStatus(ctx context.Context, resolver *
 		st.Phase, st.Message = addonsv1.AddonPending, "the control plane is not initialized yet"
 		return st
 	}
+
 	if r.Workloads == nil {
 		st.Phase, st.Message = addonsv1.AddonUnknown, "no access to workload clusters is configured"
 		return st
@@ -84,6 +85,9 @@ func (r *FirstBootAddonReconciler) clusterStatus(ctx context.Context, resolver *
 	var cm corev1.ConfigMap
 	err = wc.Get(ctx, client.ObjectKey{Namespace: addons.RecordNamespace, Name: addons.RecordName}, &cm)
 	switch {
+	case (err == nil || apierrors.IsNotFound(err)) && !recorded(cm.Data, a.Name) && createdAfterInit(a, c):
+		st.Phase, st.Message = addonsv1.AddonFailed, notDelivered
+		return st
 	case apierrors.IsNotFound(err):
 		st.Phase, st.Message = addonsv1.AddonPending, "no ConfigMap kube-system/nodeboot-addons in the workload cluster yet"
 		return st
@@ -110,4 +114,14 @@ func (r *FirstBootAddonReconciler) clusterStatus(ctx context.Context, resolver *
 		st.Phase = addonsv1.AddonApplied
 	}
 	return st
+}
+
+// notDelivered is the status of an add-on created after the Cluster's
+// control plane was initialized and not in its record.
+const notDelivered = "never applied: created after the control plane was initialized, and first-boot add-ons reach only the first control-plane node's data"
+
+// recorded reports whether the record holds a result for the add-on.
+func recorded(data map[string]string, name string) bool {
+	rec, ok := addons.ParseRecord(data)[name]
+	return ok && rec.Result != ""
 }
