@@ -56,7 +56,8 @@ type Options struct {
 	// over it is an error matching ErrTooLarge.
 	MaxBytes int
 	// AdditionalConfig is native configuration of the target system that the
-	// provisioner merges over its own output, the user's config winning.
+	// provisioner merges over its own output, the user's config winning; at
+	// most MaxAdditionalConfigBytes.
 	AdditionalConfig []byte
 	// Strict turns every warning into an error, in every provisioner and
 	// dialect: in CABPK's dialects the hazards CABPK renders anyway (a
@@ -70,6 +71,24 @@ type Options struct {
 	// Origins names the input fields Version and AdditionalConfig came
 	// from, so problems about them name what the user wrote.
 	Origins OptionOrigins
+}
+
+// MaxAdditionalConfigBytes bounds Options.AdditionalConfig, which a
+// provisioner parses and merges whole before MaxBytes can apply: eight times
+// what CABPK's CRD allows a KubeadmConfig (32 KiB), for providers whose
+// native configs carry files inline, and far from the seconds and gigabytes
+// a config of megabytes costs to translate.
+const MaxAdditionalConfigBytes = 256 << 10
+
+// CheckAdditionalConfigSize reports an AdditionalConfig over
+// MaxAdditionalConfigBytes at its path, as an ErrInvalid problem; a
+// provisioner that reads AdditionalConfig calls it before parsing.
+func CheckAdditionalConfigSize(ps *Problems, opts Options) bool {
+	if n := len(opts.AdditionalConfig); n > MaxAdditionalConfigBytes {
+		ps.Errorf(opts.AdditionalConfigPath(), "is %d bytes, at most %d", n, MaxAdditionalConfigBytes)
+		return false
+	}
+	return true
 }
 
 // VersionCABPK is the Options.Version of CABPK's dialect, in every

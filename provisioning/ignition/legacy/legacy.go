@@ -34,7 +34,7 @@ func runLegacy(p *provisioning.Plan, opts provisioning.Options) (provisioning.Pr
 	b.build()
 	ps = append(ps, b.ps...).Settle()
 	var extra *ign23types.Config
-	if len(opts.AdditionalConfig) > 0 {
+	if len(opts.AdditionalConfig) > 0 && provisioning.CheckAdditionalConfigSize(&ps, opts) {
 		cfg, warnings, err := cachedCLCToIgnition(opts.AdditionalConfig, opts.Strict || opts.StrictAdditionalConfig)
 		switch {
 		case err != nil:

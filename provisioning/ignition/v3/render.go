@@ -85,6 +85,9 @@ func checkV3(p *provisioning.Plan, opts provisioning.Options, d *dialect) (provi
 	if len(opts.AdditionalConfig) == 0 {
 		return ps, &b.cfg
 	}
+	if !provisioning.CheckAdditionalConfigSize(&ps, opts) {
+		return ps, nil
+	}
 	user := userConfig(opts.AdditionalConfig, opts.Strict || opts.StrictAdditionalConfig, d, opts.AdditionalConfigPath(), &ps)
 	if user == nil {
 		return ps, nil
