@@ -5,7 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -40,12 +43,55 @@ func checkPlainUserData(ps *provisioning.Problems, p *provisioning.Plan) {
 		if u.Type != provisioning.UserDataCloudConfig || len(u.Content) > provisioning.MaxUserDataBytes {
 			continue
 		}
-		var doc map[string]any
-		if err := yaml.Unmarshal([]byte(u.Content), &doc); err != nil || doc == nil {
+		if msg := cloudConfigProblem(u.Content); msg != "" {
 			ps.Errorf(provisioning.FieldPath(u.Origin, provisioning.NewPath("userData").Index(i), "content"),
-				"must be a cloud-config document: a YAML mapping of cloud-init's keys")
+				"must be a cloud-config document: a YAML mapping of cloud-init's keys (%s)", msg)
 		}
 	}
+}
+
+// cloudConfigProblem says why cloud-init's reader (PyYAML's safe_load)
+// would not give a mapping for content, or "". cloud-init drops such a part
+// with a log line only. yaml.v3 alone reads the first document of a stream
+// and takes local tags as plain values, where safe_load refuses both; a key
+// given twice, which safe_load takes (the last wins), is no problem.
+func cloudConfigProblem(content string) string {
+	dec := yaml.NewDecoder(strings.NewReader(content))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		return "not YAML"
+	}
+	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return "not a mapping"
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		return "more than one YAML document"
+	}
+	if tag := localTag(doc.Content[0]); tag != "" {
+		return "tag " + tag + ", which cloud-init's YAML reader refuses"
+	}
+	return ""
+}
+
+// safeTags are the tags PyYAML's safe_load constructs.
+var safeTags = map[string]bool{
+	"!!str": true, "!!int": true, "!!float": true, "!!bool": true, "!!null": true, "!!map": true, "!!seq": true,
+	"!!timestamp": true, "!!binary": true, "!!merge": true, "!!set": true, "!!omap": true, "!!pairs": true,
+}
+
+// localTag is the first tag in n that safe_load does not construct (a
+// local "!x", a "!!python/..."), or "".
+func localTag(n *yaml.Node) string {
+	if n.Tag != "" && !safeTags[n.Tag] {
+		return n.Tag
+	}
+	for _, c := range n.Content {
+		if t := localTag(c); t != "" {
+			return t
+		}
+	}
+	return ""
 }
 
 // mimeUserData wraps the Plan's document and the user's documents. It is

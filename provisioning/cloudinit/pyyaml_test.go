@@ -2,6 +2,7 @@ package cloudinit
 
 import (
 	"encoding/json"
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -248,6 +249,66 @@ func TestPlainReadByCloudInit(t *testing.T) {
 			t.Errorf("%q (templated %v): SSH keys %q", v, templated, r.Keys)
 		case len(r.RunCmd) == 0:
 			t.Errorf("%q (templated %v): no runcmd", v, templated)
+		}
+	}
+}
+
+// pyyamlMapping answers, for each document, whether PyYAML's safe_load (the
+// reader cloud-init keeps a cloud-config part with) gives a mapping.
+const pyyamlMapping = `
+import json, sys, yaml
+out = []
+for doc in json.load(sys.stdin):
+    try:
+        out.append(isinstance(yaml.safe_load(doc), dict))
+    except Exception:
+        out.append(False)
+json.dump(out, sys.stdout)
+`
+
+// TestUserCloudConfigAsCloudInitReadsIt: the plain dialect carries a
+// user's cloud-config part exactly when cloud-init can read it as a
+// mapping; a part it would drop with a log line only is refused at its
+// field.
+func TestUserCloudConfigAsCloudInitReadsIt(t *testing.T) {
+	docs := []string{
+		"#cloud-config\nruncmd:\n- echo user\n",
+		"#cloud-config\nruncmd:\n- echo user\n---\nruncmd:\n- echo second\n",
+		"---\nruncmd:\n- echo one\n",
+		"runcmd:\n- echo one\n...\n",
+		"runcmd: !cmds\n- echo tagged\n",
+		"runcmd: !!python/object:os.system [id]\n",
+		"a: 1\na: 2\n",
+		"a: !!binary aGk=\nb: !!set {x: null}\nc: !!timestamp 2001-12-14\n",
+		"base: &b {x: 1}\nderived:\n  <<: *b\n  y: 2\n",
+		"- a\n- b\n",
+		"just text\n",
+		"a: [unclosed\n",
+	}
+	var got []bool
+	for _, d := range docs {
+		p := &provisioning.Plan{
+			Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "true"}},
+			UserData: []provisioning.UserData{{Type: provisioning.UserDataCloudConfig, Content: d}},
+		}
+		_, err := (&Renderer{}).Render(p, provisioning.Options{})
+		var ps provisioning.Problems
+		switch {
+		case err == nil:
+			got = append(got, true)
+		case errors.As(err, &ps) && len(ps.Errors()) == 1 && ps.Errors()[0].Path.String() == "userData[0].content":
+			got = append(got, false)
+		default:
+			t.Fatalf("%q: %v", d, err)
+		}
+	}
+	var want []bool
+	if err := json.Unmarshal(pyyaml(t, pyyamlMapping, docs), &want); err != nil || len(want) != len(docs) {
+		t.Fatalf("PyYAML answered %d for %d documents: %v", len(want), len(docs), err)
+	}
+	for i, d := range docs {
+		if got[i] != want[i] {
+			t.Errorf("%q: nodeboot carries it %v, cloud-init reads a mapping from it %v", d, got[i], want[i])
 		}
 	}
 }
