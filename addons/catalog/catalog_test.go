@@ -157,6 +157,26 @@ func TestNodeLocalDNSValues(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, "169.254.0.53", dns)
 	})
+	t.Run("an IPv6 cluster gets an IPv6 cache", func(t *testing.T) {
+		p := Params{KubeProxyMode: "ipvs", ServiceCIDR: "fd00:10::/108"}
+		r, err := Render(NodeLocalDNS, "", p)
+		require.NoError(t, err)
+		objs := decodeAll(t, r.Manifest)
+		c := objectsOf[*appsv1.DaemonSet](objs)[0].Spec.Template.Spec.Containers[0]
+		require.Equal(t, DefaultLocalIPv6, c.Args[1])
+		require.Equal(t, DefaultLocalIPv6, c.LivenessProbe.HTTPGet.Host)
+		core := objectsOf[*corev1.ConfigMap](objs)[0].Data["Corefile"]
+		// A host:port, as the health plugin listens on it.
+		require.Contains(t, core, "health [fd00::10]:8080\n")
+		require.Equal(t, 4, strings.Count(core, "bind fd00::10\n"))
+		require.Equal(t, 3, strings.Count(core, "forward . fd00:10::a {"))
+		dns, err := KubeletClusterDNS(p)
+		require.NoError(t, err)
+		require.Equal(t, DefaultLocalIPv6, dns)
+		v4, err := Render(NodeLocalDNS, "", Params{})
+		require.NoError(t, err)
+		require.Contains(t, objectsOf[*corev1.ConfigMap](decodeAll(t, v4.Manifest))[0].Data["Corefile"], "health 169.254.20.10:8080\n")
+	})
 	t.Run("iptables leaves kubelets on kube-dns", func(t *testing.T) {
 		dns, err := KubeletClusterDNS(Params{})
 		require.NoError(t, err)
@@ -209,6 +229,11 @@ func TestErrors(t *testing.T) {
 		{"flannel port", Flannel, "", Params{PodCIDR: "10.244.0.0/16", Port: -1}, "port", ErrInvalidParameter},
 		{"local IP not link-local", NodeLocalDNS, "", Params{LocalIP: "10.0.0.1"}, "localIP", ErrInvalidParameter},
 		{"local IP garbage", NodeLocalDNS, "", Params{LocalIP: "x"}, "localIP", ErrInvalidParameter},
+		// Pods of one family cannot reach a cache of the other.
+		{"IPv4 local IP, IPv6 services", NodeLocalDNS, "", Params{ServiceCIDR: "fd00:10::/108", LocalIP: "169.254.20.10"}, "localIP", ErrInvalidParameter},
+		{"IPv6 local IP, IPv4 services", NodeLocalDNS, "", Params{LocalIP: "fd00::10"}, "localIP", ErrInvalidParameter},
+		// resolv.conf cannot give a link-local nameserver its zone.
+		{"IPv6 link-local local IP", NodeLocalDNS, "", Params{ServiceCIDR: "fd00:10::/108", LocalIP: "fe80::10"}, "localIP", ErrInvalidParameter},
 		{"kube-dns IP garbage", NodeLocalDNS, "", Params{KubeDNSIP: "10.0.0"}, "kubeDNSIP", ErrInvalidParameter},
 		{"service CIDR too small", NodeLocalDNS, "", Params{ServiceCIDR: "10.0.0.0/29"}, "serviceCIDR", ErrInvalidParameter},
 		{"domain", NodeLocalDNS, "", Params{ClusterDomain: "Cluster_Local"}, "clusterDomain", ErrInvalidParameter},

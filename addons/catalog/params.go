@@ -42,7 +42,10 @@ type Params struct {
 
 // Defaults.
 const (
-	DefaultLocalIP       = "169.254.20.10"
+	DefaultLocalIP = "169.254.20.10"
+	// DefaultLocalIPv6 is NodeLocal DNSCache's address where the kube-dns
+	// address is IPv6: the unique local address Kubernetes' guide uses.
+	DefaultLocalIPv6     = "fd00::10"
 	DefaultServiceCIDR   = "10.96.0.0/12"
 	DefaultClusterDomain = "cluster.local"
 	DefaultKubeProxyMode = "iptables"
