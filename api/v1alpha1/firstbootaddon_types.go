@@ -121,7 +121,9 @@ const (
 // NodeLocalDNSParameters tune NodeLocal DNSCache. Empty fields are derived from
 // the Cluster.
 type NodeLocalDNSParameters struct {
-	// localIP is the link-local address the cache listens on. Default 169.254.20.10.
+	// localIP is the address the cache listens on: IPv4 link-local, or IPv6
+	// unique local, of the kube-dns address's family. Default 169.254.20.10,
+	// or fd00::10 where the first service CIDR is IPv6.
 	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="must be an IP address"
 	// +kubebuilder:validation:MaxLength=45
 	// +optional
