@@ -1,10 +1,12 @@
 package cloudinit
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nodeboot/nodeboot/provisioning"
 )
@@ -76,9 +78,16 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 		c := &p.Commands[i]
 		if c.Phase == provisioning.PhaseBootstrap {
 			// CABPK writes the bootstrap line as one single-quoted scalar,
-			// where YAML folds each line break into a space.
+			// where YAML folds each line break into a space, and no
+			// correction rewrites it: reported with corrections too.
 			if strings.Contains(c.Script, "\n") {
-				sc.warn(p.CommandPath(i), "spans lines, and CABPK's dialect writes it as one single-quoted YAML string in which each line break becomes a space: the node runs a different command (join the lines with ';' or '&&')")
+				sc.hazard(p.CommandPath(i), false, "spans lines, and CABPK's dialect writes it as one single-quoted YAML string in which each line break becomes a space: the node runs a different command (join the lines with ';' or '&&')")
+			}
+			if why := bootstrapLineHazard(c.Script); why != "" {
+				sc.hazard(p.CommandPath(i), false, "%s", why)
+			}
+			if bad := jinjaHazard(c.Script); bad != "" {
+				sc.hazard(p.CommandPath(i), false, "%s; under the '## template: jinja' header cloud-init renders the bootstrap command as a template (or runs none of the user data)", bad)
 			}
 			continue
 		}
@@ -325,3 +334,22 @@ var (
 	yaml11Float     = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
 	yaml11Timestamp = regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?|[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9])$`)
 )
+
+// bootstrapLineHazard says what in the bootstrap command YAML would not
+// carry as it is in CABPK's single-quoted scalar, or "": a character
+// PyYAML refuses to read (cloud-init then runs none of the user data) or
+// one it reads as a line break (the node runs another command).
+func bootstrapLineHazard(s string) string {
+	if !utf8.ValidString(s) {
+		return "is not UTF-8, which cloud-init's YAML reader refuses: it runs none of the user data"
+	}
+	for _, r := range s {
+		switch {
+		case r == '\r' || r == 0x85 || r == 0x2028 || r == 0x2029:
+			return fmt.Sprintf("contains a line break YAML folds (U+%04X): the node runs a different command", r)
+		case r < 0x20 && r != '\t' && r != '\n', r == 0x7f, r >= 0x80 && r < 0xa0, r == 0xfffe, r == 0xffff:
+			return fmt.Sprintf("contains a control character (U+%04X), which cloud-init's YAML reader refuses: it runs none of the user data", r)
+		}
+	}
+	return ""
+}

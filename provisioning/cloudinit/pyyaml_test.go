@@ -3,6 +3,7 @@ package cloudinit
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -309,6 +310,87 @@ func TestUserCloudConfigAsCloudInitReadsIt(t *testing.T) {
 	for i, d := range docs {
 		if got[i] != want[i] {
 			t.Errorf("%q: nodeboot carries it %v, cloud-init reads a mapping from it %v", d, got[i], want[i])
+		}
+	}
+}
+
+// cloudInitBootstrapLine answers, for each CABPK-dialect document, the last
+// runcmd line cloud-init runs (after its jinja step), or null when it reads
+// nothing.
+const cloudInitBootstrapLine = `
+import json, sys, yaml
+from cloudinit import templater
+out = []
+for doc in json.load(sys.stdin):
+    try:
+        kind, render, rest = templater.detect_template(doc)
+        if kind == "jinja":
+            doc = render(rest, {"v1": {"local_hostname": "node-1"}, "ds": {"meta_data": {"local_hostname": "node-1"}}})
+        out.append(yaml.safe_load(doc)["runcmd"][-1])
+    except Exception:
+        out.append(None)
+json.dump(out, sys.stdout)
+`
+
+// TestCABPKBootstrapLineWarnings: where cloud-init would run another
+// bootstrap command than the Plan's (a line break YAML folds, a control
+// character PyYAML refuses, undefined jinja), CABPK's dialect warns at the
+// command, with corrections too (none rewrites the bootstrap line); where
+// it runs the Plan's, it does not.
+func TestCABPKBootstrapLineWarnings(t *testing.T) {
+	const sentinel = "/run/cluster-api/bootstrap-success.complete"
+	scripts := []string{
+		"kubeadm join --config /run/kubeadm/kubeadm-join-config.yaml",
+		"kubeadm join --v=\x01",
+		"kubeadm join \u2028--dry-run",
+		"kubeadm join\r--dry-run",
+		"kubeadm join\n--dry-run",
+		"kubeadm join --node-name {{ x }}",
+		"kubeadm join --node-name {{ v1.local_hostname }}",
+		"kubeadm join 'quoted' \"double\" #not-a-comment",
+		"kubeadm join\t--v=5",
+	}
+	type render struct {
+		script      string
+		role        provisioning.Role
+		corrections bool
+		warned      bool
+	}
+	var renders []render
+	var docs []string
+	for _, s := range scripts {
+		for _, role := range []provisioning.Role{provisioning.RoleJoinWorker, provisioning.RoleInit} {
+			for _, corrections := range []bool{false, true} {
+				p := &provisioning.Plan{Role: role, Sentinel: sentinel, Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: s}}}
+				out, err := (&Renderer{}).Render(p, provisioning.Options{Version: VersionCABPK, Corrections: corrections})
+				if err != nil {
+					t.Fatalf("%q: %v", s, err)
+				}
+				warned := false
+				for _, w := range out.Warnings {
+					warned = warned || w.Path.String() == "commands[0]"
+				}
+				renders = append(renders, render{s, role, corrections, warned})
+				docs = append(docs, string(out.Data))
+			}
+		}
+	}
+	var got []*string
+	if err := json.Unmarshal(pyyaml(t, cloudInitBootstrapLine, docs), &got); err != nil || len(got) != len(docs) {
+		t.Fatalf("cloud-init answered %d for %d documents: %v", len(got), len(docs), err)
+	}
+	for i, r := range renders {
+		want := r.script + " && echo success > " + sentinel
+		if strings.Contains(r.script, "{{ v1.local_hostname }}") {
+			want = strings.ReplaceAll(want, "{{ v1.local_hostname }}", "node-1")
+		}
+		same := got[i] != nil && *got[i] == want
+		if same == r.warned {
+			g := "nothing"
+			if got[i] != nil {
+				g = fmt.Sprintf("%q", *got[i])
+			}
+			t.Errorf("%q (%s, corrections %v): cloud-init runs %s, warning at commands[0] %v", r.script, r.role, r.corrections, g, r.warned)
 		}
 	}
 }
