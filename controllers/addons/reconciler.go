@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -152,7 +153,19 @@ func (r *FirstBootAddonReconciler) reconcileSource(ctx context.Context, resolver
 }
 
 func setCondition(a *addonsv1.FirstBootAddon, t string, s metav1.ConditionStatus, reason, msg string) {
+	if len(msg) > maxConditionMessage {
+		// metav1.Condition's bound: one Cluster's failure each, many
+		// Clusters, and the whole status write would be refused.
+		cut := maxConditionMessage - len(" …")
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + " …"
+	}
 	meta.SetStatusCondition(&a.Status.Conditions, metav1.Condition{
 		Type: t, Status: s, Reason: reason, Message: msg, ObservedGeneration: a.Generation,
 	})
 }
+
+// maxConditionMessage is metav1.Condition's bound on Message.
+const maxConditionMessage = 32768

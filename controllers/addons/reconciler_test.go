@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -226,4 +228,31 @@ func TestURLCredentialsStayOutOfStatus(t *testing.T) {
 		require.NoError(t, err)
 		require.NotContains(t, string(status), token)
 	})
+}
+
+// TestManyClustersFitTheStatus: status.clusters keeps at most the CRD's
+// 1,000 entries, failures first, and the Applied condition, within
+// metav1.Condition's 32 KiB, still counts every Cluster; a longer list (or
+// message) made the API server refuse the whole status write.
+func TestManyClustersFitTheStatus(t *testing.T) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "src", Namespace: "default"}, Data: map[string]string{
+		"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n",
+	}}
+	objs := []client.Object{cm, addon("m", addonsv1.FirstBootAddonSpec{Manifests: &addonsv1.ManifestsSource{Kind: addonsv1.ManifestsConfigMap, Name: "src"}})}
+	for i := range 1200 {
+		c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%04d", i), Namespace: "default", Labels: map[string]string{"cni": "flannel"}}}
+		c.Status.Conditions = []metav1.Condition{{Type: clusterv1.ClusterControlPlaneInitializedCondition, Status: metav1.ConditionTrue, Reason: "x"}}
+		objs = append(objs, c)
+	}
+	// Every workload cluster unreachable but the failing ones' records.
+	failed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: addons.RecordName, Namespace: addons.RecordNamespace},
+		Data: map[string]string{"m.sha256": "00", "m.result": "failed: " + strings.Repeat("x", 300), "m.version": "-"}}
+	r := &FirstBootAddonReconciler{Client: fakeClient(t, objs...), Workloads: fakeWorkloads{c: fakeClient(t, failed)}}
+	got, _ := reconcileOne(t, r, "m")
+	require.Equal(t, 1000, len(got.Status.Clusters))
+	cond := meta.FindStatusCondition(got.Status.Conditions, addonsv1.AppliedCondition)
+	require.NotNil(t, cond)
+	require.Equal(t, addonsv1.ApplyFailedReason, cond.Reason)
+	require.LessOrEqual(t, len(cond.Message), 32768)
+	require.True(t, utf8.ValidString(cond.Message))
 }

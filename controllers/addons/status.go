@@ -1,8 +1,10 @@
 package addons
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,16 +40,26 @@ func (r *FirstBootAddonReconciler) reconcileClusters(ctx context.Context, resolv
 		}
 		out = append(out, st)
 	}
+	total := len(out)
+	if len(out) > maxStatusClusters {
+		// The CRD holds at most this many (a longer list fails the whole
+		// status write); the condition still counts every Cluster, and
+		// failures come first so none hides behind the cut.
+		slices.SortStableFunc(out, func(x, y addonsv1.ClusterAddonStatus) int {
+			return cmp.Compare(phaseRank(x.Phase), phaseRank(y.Phase))
+		})
+		out = out[:maxStatusClusters]
+	}
 	a.Status.Clusters = out
 	pending := counts[addonsv1.AddonPending] + counts[addonsv1.AddonUnknown]
 	switch {
-	case len(out) == 0:
+	case total == 0:
 		setCondition(a, addonsv1.AppliedCondition, metav1.ConditionFalse, addonsv1.NoClustersReason, "the cluster selector matches no Cluster")
 	case len(failures) > 0:
 		setCondition(a, addonsv1.AppliedCondition, metav1.ConditionFalse, addonsv1.ApplyFailedReason, strings.Join(failures, "; "))
 	case pending > 0:
 		setCondition(a, addonsv1.AppliedCondition, metav1.ConditionFalse, addonsv1.PendingReason,
-			fmt.Sprintf("%d of %d Clusters have not reported the add-on yet", pending, len(out)))
+			fmt.Sprintf("%d of %d Clusters have not reported the add-on yet", pending, total))
 	default:
 		setCondition(a, addonsv1.AppliedCondition, metav1.ConditionTrue, addonsv1.AppliedReason, "")
 	}
@@ -124,4 +136,19 @@ const notDelivered = "never applied: created after the control plane was initial
 func recorded(data map[string]string, name string) bool {
 	rec, ok := addons.ParseRecord(data)[name]
 	return ok && rec.Result != ""
+}
+
+// maxStatusClusters is the CRD's bound on status.clusters.
+const maxStatusClusters = 1000
+
+// phaseRank orders status.clusters when it is cut: failures, then what is
+// pending or unknown, then the applied.
+func phaseRank(p addonsv1.AddonPhase) int {
+	switch p {
+	case addonsv1.AddonFailed:
+		return 0
+	case addonsv1.AddonApplied:
+		return 2
+	}
+	return 1
 }
