@@ -46,16 +46,18 @@ redact() {
 	printf '%s' "$r"
 }
 
-# bounded SECS CMD... runs CMD, stopped after SECS seconds: by timeout
-# where there is one, else by a watchdog.
+# bounded SECS CMD... runs CMD, stopped after SECS seconds: by timeout(1)
+# where it takes "timeout SECS CMD" (an older BusyBox's takes -t SECS only),
+# else by a watchdog. CMD keeps the caller's standard input, which a shell
+# otherwise replaces with /dev/null for a command it starts in the background.
 bounded() {
 	b=$1
 	shift
-	if command -v timeout >/dev/null 2>&1; then
+	if [ "$has_timeout" = 1 ]; then
 		timeout "$b" "$@"
 		return
 	fi
-	"$@" &
+	{ "$@" <&3 3<&- & } 3<&0
 	bp=$!
 	(sleep "$b"; kill "$bp") >/dev/null 2>&1 &
 	bw=$!
@@ -64,6 +66,8 @@ bounded() {
 	kill "$bw" 2>/dev/null
 	return $b
 }
+has_timeout=0
+timeout 5 true >/dev/null 2>&1 && has_timeout=1
 
 # get URL OUT CA TOKEN is one attempt of fetch, in a subshell so the trust
 # it sets up stays in it, ended within the time the step has left (at most

@@ -498,6 +498,45 @@ func TestFetchPublicURL(t *testing.T) {
 // kubectl has no deadline of its own, and an attempt used to start, and run
 // to its end, whatever time was left. With timeout(1) and with the
 // watchdog that stands in for it.
+// TestRecordReachesKubectl: the record the apply step writes reaches kubectl
+// on its standard input with timeout(1), without it, and with a BusyBox
+// older than 1.30 whose timeout takes "-t SECS" only. A shell gives a
+// command it starts in the background /dev/null for input unless told
+// otherwise, so the watchdog's kubectl read nothing, the record was never
+// written and the step failed after every add-on had applied; the old
+// timeout failed every apply.
+func TestRecordReachesKubectl(t *testing.T) {
+	const oldTimeout = "#!/bin/sh\n[ \"$1\" = -t ] || { echo \"timeout: can't execute '$1'\" >&2; exit 127; }\nshift 2\nexec \"$@\"\n"
+	for _, shell := range fetchShells(t) {
+		for _, tools := range [][]string{{"timeout"}, nil, {"old-timeout"}} {
+			t.Run(shell+"/"+strings.Join(append(tools, "watchdog")[:1], ""), func(t *testing.T) {
+				old := len(tools) == 1 && tools[0] == "old-timeout"
+				if old {
+					tools = nil
+				}
+				n := newFetchNode(t, shell, Addon{Name: "ok", Manifest: []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ok\n")}, tools...)
+				if old {
+					if err := os.WriteFile(filepath.Join(n.bin, "timeout"), []byte(oldTimeout), 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got := filepath.Join(t.TempDir(), "record")
+				stub := "#!/bin/sh\ncase \"$*\" in\n*readyz*) exit 0 ;;\n'create configmap'*) echo 'kind: ConfigMap' ;;\n" +
+					"*'-f -'*) cat >" + got + "; test -s " + got + " ;;\n*apply*) echo namespace/ok ;;\nesac\n"
+				kubectl := filepath.Join(n.bin, "kubectl")
+				if err := os.WriteFile(kubectl, []byte(stub), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				code, out, _ := n.run(30*time.Second, "NODEBOOT_KUBECTL="+kubectl)
+				raw, _ := os.ReadFile(got)
+				if code != 0 || string(raw) != "kind: ConfigMap\n" {
+					t.Errorf("exit %d, kubectl read the record %q, want exit 0 and %q\n%s", code, raw, "kind: ConfigMap\n", out)
+				}
+			})
+		}
+	}
+}
+
 func TestApplyEndsAtTheStepTimeout(t *testing.T) {
 	const stall = "#!/bin/sh\ncase \"$*\" in\n*readyz*) exit 0 ;;\n'create configmap'*) echo 'kind: ConfigMap' ;;\n*'-f -'*) cat >/dev/null ;;\n*apply*) sleep 8 ;;\nesac\n"
 	for _, shell := range fetchShells(t) {
