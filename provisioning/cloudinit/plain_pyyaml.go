@@ -10,8 +10,11 @@ import (
 // yaml.v3 writes the plain dialect, PyYAML reads it on the node (cloud-init),
 // and a few strings come out of the first as something else in the second:
 // "=" and "<<" written plain are PyYAML's value and merge tags, which
-// safe_load refuses, so cloud-init drops the whole document; text of several
-// lines that starts with a line break (or is only line breaks) is a literal
+// safe_load refuses, so cloud-init drops the whole document, and so is an
+// impossible date ("2024-02-30"); a timestamp yaml.v3's time.Parse does not
+// take ("2001-12-14 21:59:43 Z") reads as a date; text of several lines that
+// starts with a line break (LF, or PyYAML's NEL, LS and PS; or is only line
+// breaks) is a literal
 // block PyYAML reads with fewer line breaks; text of several lines that
 // starts with a blank needs an indentation indicator that yaml.v3's own
 // reader, which Node.Encode runs for the jinja template, gets wrong. These
@@ -23,12 +26,20 @@ import (
 
 // misreadUnquoted reports whether s must be double-quoted for PyYAML.
 func misreadUnquoted(s string) bool {
-	if s == "=" || s == "<<" {
-		return true
-	}
 	// yaml.v3 writes text that is not UTF-8 as !!binary, whatever its
 	// start (and cannot write it as a string).
-	return strings.IndexByte(s, '\n') >= 0 && (s[0] == ' ' || s[0] == '\t' || s[0] == '\n') && utf8.ValidString(s)
+	if !utf8.ValidString(s) {
+		return false
+	}
+	if !strings.ContainsAny(s, "\n\r\u0085\u2028\u2029") {
+		// yaml.v3 quotes what YAML 1.2 and its own resolver read as
+		// another type; PyYAML's YAML 1.1 resolvers also take "=", "<<"
+		// and timestamps yaml.v3's time.Parse refuses ("2024-02-30",
+		// "2001-12-14 21:59:43 Z"), and an impossible date fails safe_load.
+		return yamlKind(s) != "string"
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return r == ' ' || r == '\t' || r == '\n' || r == '\u2028' || r == '\u2029' || r == '\u0085'
 }
 
 // doubleQuotedNode is s as a double-quoted string node.

@@ -179,6 +179,9 @@ func TestLiteralReadingMatchesPyYAML(t *testing.T) {
 const cloudInitReads = `
 import json, sys, yaml
 from cloudinit import templater
+def s(v):
+    # A value read as another type shows as one, not as the string.
+    return v if isinstance(v, str) else "<%s %r>" % (type(v).__name__, v)
 out = []
 for doc in json.load(sys.stdin):
     try:
@@ -187,7 +190,8 @@ for doc in json.load(sys.stdin):
             doc = render(rest, {"v1": {"local_hostname": "node-1"}})
         d = yaml.safe_load(doc)
         f = [w for w in d["write_files"] if w["path"] == "/f"][0]
-        out.append({"content": f["content"], "gecos": d["users"][0]["gecos"], "keys": d["users"][0]["ssh_authorized_keys"], "ntp": d["ntp"]["servers"], "runcmd": d["runcmd"]})
+        out.append({"content": s(f["content"]), "gecos": s(d["users"][0]["gecos"]), "keys": [s(k) for k in d["users"][0]["ssh_authorized_keys"]],
+                    "ntp": [s(n) for n in d["ntp"]["servers"]], "runcmd": [s(c) for c in d["runcmd"]]})
     except Exception as e:
         out.append({"error": str(e)})
 json.dump(out, sys.stdout)
@@ -201,7 +205,16 @@ json.dump(out, sys.stdout)
 // when they are written plain.
 func TestPlainReadByCloudInit(t *testing.T) {
 	values := []string{"  key: v\n", " lead\n", "\tx\n", "\nx\n", "\n", "\n\n", "\n\n\nx", " \n", "=", "<<", "=\n", "<<\n", "a\n\n", "x \n", "a: =", "= a",
-		"plain", "k: v\n  nested\n", "", " ", "\t", "#!/bin/sh\n\necho hi\n", "é\n ✓\n"}
+		"plain", "k: v\n  nested\n", "", " ", "\t", "#!/bin/sh\n\necho hi\n", "é\n ✓\n",
+		// PyYAML's timestamps and sexagesimal numbers yaml.v3 does not know
+		// (an impossible date fails safe_load outright), and the line
+		// breaks only PyYAML has.
+		"2024-02-30", "2025-01-01 00:00:00 +00:00", "2001-12-14 21:59:43 Z", "2001-12-14t21:59:43.10-05:00", "1:20", "1:20.5", "-1_0:20",
+		"\u2028x\n", "\u2029x\n", "\u2028 x\n", "\u2028", "x\u2028y", "x\u2029y\n", "\u0085x\n", "a\u0085b"}
+	// typed are the values whose gecos and NTP server are the value itself
+	// rather than the value and "x" (which makes most of them plain text).
+	typed := map[string]bool{"=": true, "<<": true, "2024-02-30": true, "2025-01-01 00:00:00 +00:00": true, "2001-12-14 21:59:43 Z": true,
+		"2001-12-14t21:59:43.10-05:00": true, "1:20": true, "1:20.5": true, "-1_0:20": true}
 	type reading struct {
 		Content, Gecos, Error string
 		Keys, NTP, RunCmd     []string
@@ -215,7 +228,7 @@ func TestPlainReadByCloudInit(t *testing.T) {
 				NTP:      &provisioning.NTP{Servers: []string{strings.TrimSpace(strings.ReplaceAll(v, "\n", "")) + "x"}},
 				Commands: []provisioning.Command{{Phase: provisioning.PhaseBootstrap, Script: "true"}},
 			}
-			if v = strings.TrimSpace(strings.ReplaceAll(v, "\n", "")); v == "=" || v == "<<" {
+			if v = strings.TrimSpace(strings.ReplaceAll(v, "\n", "")); typed[v] {
 				p.Users[0].Gecos, p.NTP.Servers[0] = v, v
 			}
 			if templated {
@@ -236,7 +249,7 @@ func TestPlainReadByCloudInit(t *testing.T) {
 		v, templated := values[i%len(values)], i >= len(values)
 		one := strings.TrimSpace(strings.ReplaceAll(v, "\n", ""))
 		gecos := one + "x"
-		if one == "=" || one == "<<" {
+		if typed[one] {
 			gecos = one
 		}
 		switch {
@@ -285,6 +298,15 @@ func TestUserCloudConfigAsCloudInitReadsIt(t *testing.T) {
 		"- a\n- b\n",
 		"just text\n",
 		"a: [unclosed\n",
+		// What safe_load refuses only as it builds the values.
+		"a: =\n", "= : x\n", "a: <<\n", "a: 2024-02-30\n", "a: 2024-02-29\n", "a: 2023-02-29 10:00:00\n", "a: 2001-12-14 25:00:00\n",
+		"a: 0000-01-01\n", "a: 2001-12-14 21:59:43.5 -05:30\n",
+		"a: !!int abc\n", "a: !!int 0x1F\n", "a: !!int 1_000\n", "a: 0x_\n", "a: 0b_\n", "a: !!float x\n", "a: !!float 1e5\n", "a: !!float .inf\n",
+		"a: !!bool maybe\n", "a: !!bool On\n", "a: !!null anything\n", "a: !!timestamp tomorrow\n",
+		"a: !!binary 'not base64!'\n", "a: !!binary YQ\n", "a: !!binary YQ==\n", "a: !!binary YWI=\n", "a: !!binary é\n",
+		"? [a, b]\n: c\n", "? {a: 1}\n: c\n", "k: &l [1]\n*l : x\n", "<<: 1\n", "<<: [1]\n", "<<: [{a: 1}]\nb: 2\n", "a: !!merge x\n",
+		"a: ! x\n", "a: !!str 1\n", "a: !!seq x\n", "a: !!map [1]\n", "a: !!set [1]\n",
+		"users:\n- name: ops\n  plain_text_passwd: !Hunter2-s3cret\n",
 	}
 	var got []bool
 	for _, d := range docs {
@@ -298,6 +320,11 @@ func TestUserCloudConfigAsCloudInitReadsIt(t *testing.T) {
 		case err == nil:
 			got = append(got, true)
 		case errors.As(err, &ps) && len(ps.Errors()) == 1 && ps.Errors()[0].Path.String() == "userData[0].content":
+			// The part may hold a password where a tag or value is
+			// wrong: the message names the construct and its line.
+			if strings.Contains(err.Error(), "Hunter2") {
+				t.Errorf("%q: the error shows the content: %v", d, err)
+			}
 			got = append(got, false)
 		default:
 			t.Fatalf("%q: %v", d, err)
