@@ -53,8 +53,9 @@ func checkPlainUserData(ps *provisioning.Problems, p *provisioning.Plan) {
 // cloudConfigProblem says why cloud-init's reader (PyYAML's safe_load)
 // would not give a mapping for content, or "". cloud-init drops such a part
 // with a log line only. yaml.v3 alone reads the first document of a stream
-// and takes local tags as plain values, where safe_load refuses both; a key
-// given twice, which safe_load takes (the last wins), is no problem.
+// and builds no value, where safe_load refuses a stream and what it cannot
+// build (plain_construct.go); a key given twice, which safe_load takes (the
+// last wins), is no problem.
 func cloudConfigProblem(content string) string {
 	dec := yaml.NewDecoder(strings.NewReader(content))
 	var doc yaml.Node
@@ -68,30 +69,7 @@ func cloudConfigProblem(content string) string {
 	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
 		return "more than one YAML document"
 	}
-	if tag := localTag(doc.Content[0]); tag != "" {
-		return "tag " + tag + ", which cloud-init's YAML reader refuses"
-	}
-	return ""
-}
-
-// safeTags are the tags PyYAML's safe_load constructs.
-var safeTags = map[string]bool{
-	"!!str": true, "!!int": true, "!!float": true, "!!bool": true, "!!null": true, "!!map": true, "!!seq": true,
-	"!!timestamp": true, "!!binary": true, "!!merge": true, "!!set": true, "!!omap": true, "!!pairs": true,
-}
-
-// localTag is the first tag in n that safe_load does not construct (a
-// local "!x", a "!!python/..."), or "".
-func localTag(n *yaml.Node) string {
-	if n.Tag != "" && !safeTags[n.Tag] {
-		return n.Tag
-	}
-	for _, c := range n.Content {
-		if t := localTag(c); t != "" {
-			return t
-		}
-	}
-	return ""
+	return constructProblem(doc.Content[0])
 }
 
 // mimeUserData wraps the Plan's document and the user's documents. It is
