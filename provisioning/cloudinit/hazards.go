@@ -58,7 +58,7 @@ func findHazards(p *provisioning.Plan, ps *provisioning.Problems, corrections bo
 			sc.plainAt(pp("owner"), f.Owner, false)
 		}
 		sc.quotedPermissions(func() provisioning.Path { return pp("permissions") }, f.Permissions)
-		if f.SpecialBits() {
+		if chownClears(f.Permissions) {
 			ps.Warnf(pp("permissions"), "cloud-init's write_files sets the mode before the owner, and chown clears setuid (and setgid, on a group-executable file): the file does not keep %s", f.Permissions)
 		}
 		// One pass over the content answers both questions for the common
@@ -352,4 +352,16 @@ func bootstrapLineHazard(s string) string {
 		}
 	}
 	return ""
+}
+
+// chownClears reports whether the kernel clears a bit of the octal mode
+// perm when the file is chowned (Linux's should_remove_suid): setuid always,
+// setgid on a group-executable file (without group execute it marks
+// mandatory locking and stays); the sticky bit stays.
+func chownClears(perm string) bool {
+	if len(perm) != 4 || perm[0] < '0' || perm[0] > '7' || perm[2] < '0' || perm[2] > '7' {
+		return false
+	}
+	special, group := perm[0]-'0', perm[2]-'0'
+	return special&4 != 0 || special&2 != 0 && group&1 != 0
 }
