@@ -53,6 +53,11 @@ type Result struct {
 	// say how the data was made when that is not the default (for example
 	// add-ons fetched because inline they exceed the size budget).
 	Conditions []metav1.Condition
+	// DataAnnotations are set on the bootstrap data Secret, in the same
+	// write as the data (for example the first-boot add-ons the data
+	// carries); a read-only caller (verification) ignores them. Nil for
+	// everything CABPK would build, whose Secret has no annotations.
+	DataAnnotations map[string]string
 }
 
 // Build decides the node's role as CABPK does and assembles its Plan. Input

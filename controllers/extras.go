@@ -44,7 +44,7 @@ func (r *Reconciler) store(ctx context.Context, s *scope, data *bootstrapdata.Da
 			}
 		}
 	}
-	if err := r.storeData(ctx, s, data.Output); err != nil {
+	if err := r.storeData(ctx, s, data.Output, data.Result.DataAnnotations); err != nil {
 		return err
 	}
 	fetched := false

@@ -38,13 +38,16 @@ func controllerRef(config *bootstrapv1.KubeadmConfig) metav1.OwnerReference {
 // like the config, type cluster.x-k8s.io/secret, the cluster-name label, the
 // config as controller — and records it in the status. Writing the Secret
 // and patching the status are not atomic: a Secret left by an interrupted
-// reconciliation already exists and is overwritten.
-func (r *Reconciler) storeData(ctx context.Context, s *scope, out *provisioning.Output) error {
+// reconciliation already exists and is overwritten. annotations
+// (bootstrap.Result.DataAnnotations, nil for CABPK's data) go in the same
+// write.
+func (r *Reconciler) storeData(ctx context.Context, s *scope, out *provisioning.Output, annotations map[string]string) error {
 	sec := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            s.config.Name,
 			Namespace:       s.config.Namespace,
 			Labels:          map[string]string{clusterv1.ClusterNameLabel: s.cluster.Name},
+			Annotations:     annotations,
 			OwnerReferences: []metav1.OwnerReference{controllerRef(s.config)},
 		},
 		Data: map[string][]byte{

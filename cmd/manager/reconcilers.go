@@ -78,6 +78,11 @@ func newReconcilers(c clients, o *options) reconcilers {
 		MaxBytes: o.addonsMaxBytes,
 		Compress: o.addonsCompress,
 		Fetch:    addonsctrl.FetchOptions{URL: o.addonsFetchURL, CABundle: o.addonsFetchCA, Reader: c.apiReader},
+		// Which add-ons a Cluster's init data carried is on its data
+		// Secret, whose annotations the cache drops, or in the workload
+		// cluster's record.
+		APIReader: c.apiReader,
+		Workloads: c.clusterCache,
 	})
 	// The reporter goes first: the add-on budget then counts its bytes, and
 	// the fetch fallback is taken when they are what tips the data over.
@@ -99,6 +104,7 @@ func newReconcilers(c clients, o *options) reconcilers {
 		},
 		firstBootAddon: &addonsctrl.FirstBootAddonReconciler{
 			Client:    c.client,
+			APIReader: c.apiReader,
 			Workloads: c.clusterCache,
 		},
 	}

@@ -118,7 +118,7 @@ func TestReconcilersLinkAddons(t *testing.T) {
 	}
 
 	fba := r.firstBootAddon
-	if fba.Client != mgrClient || fba.Workloads != cc {
+	if fba.Client != mgrClient || fba.Workloads != cc || fba.APIReader == nil {
 		t.Errorf("FirstBootAddon reconciler does not read workload clusters through the ClusterCache: %+v", fba)
 	}
 }

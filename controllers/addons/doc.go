@@ -16,6 +16,10 @@
 //
 // Resolution (which add-ons a Cluster gets, and what they contain) is shared by
 // both through Resolver, so the digest in status is the digest the node checks.
+// Delivery (which add-ons reached a Cluster) is shared too (carried.go): the
+// init node's data Secret names the add-ons it carries (AnnotationCarried), so
+// a joining node's kubelet settings and the status give one answer, tied to
+// the data rather than to when the control plane was initialized.
 //
 // Over the size budget, the fetch fallback (fetch.go) moves an init node's
 // manifests out of its data, and the fetch endpoint (fetchendpoint.go:

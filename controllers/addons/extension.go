@@ -43,6 +43,17 @@ type ExtensionOptions struct {
 	// data would exceed MaxBytes to the manager's fetch endpoint instead of
 	// failing with provisioning.ErrTooLarge.
 	Fetch FetchOptions
+	// APIReader reads, uncached, what the manager's cache does not hold
+	// whole: the metadata of a Cluster's bootstrap data Secrets (which
+	// add-ons its init data carried, carried.go) and existing fetch Secrets.
+	// Nil uses Fetch.Reader, then the client.
+	APIReader client.Reader
+	// Workloads, when set, reads a workload cluster's record
+	// (kube-system/nodeboot-addons) for a Cluster whose init data has no
+	// record of the add-ons it carried (made before nodeboot wrote
+	// AnnotationCarried, or deleted with its Machine since), so a joining
+	// node's kubelet settings agree with the FirstBootAddon's status.
+	Workloads WorkloadClusters
 }
 
 // Extension adds first-boot add-ons to the KubeadmConfig reconciler. It has
@@ -67,7 +78,7 @@ func (e *Extension) MutateConfig(ctx context.Context, cluster *clusterv1.Cluster
 	if err != nil || len(selected) == 0 {
 		return classify(err)
 	}
-	dns, err := kubeletClusterDNS(selected, cluster)
+	dns, err := kubeletClusterDNS(selected, cluster, e.carriedCheck(ctx, cluster, config.Name))
 	if err != nil || dns == nil {
 		return classify(err)
 	}
@@ -95,6 +106,10 @@ func (e *Extension) MutatePlan(ctx context.Context, cluster *clusterv1.Cluster, 
 	}
 	// The data is nodeboot's now: kubeadm init need not print its token.
 	result.QuietInitToken()
+	if result.DataAnnotations == nil {
+		result.DataAnnotations = map[string]string{}
+	}
+	result.DataAnnotations[AnnotationCarried] = carriedAnnotation(list)
 	restore := planSnapshot(result.Plan)
 	if err := addons.Contribute(result.Plan, list, e.opts.Addons); err != nil {
 		var ps provisioning.Problems

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -136,33 +138,63 @@ func TestIPVSSetsKubeletClusterDNSOnEveryNode(t *testing.T) {
 	}
 }
 
-// TestLateNodeLocalDNSLeavesKubeletAlone: a NodeLocal DNSCache add-on
-// created after the Cluster's control plane was initialized is never applied
-// (only the first control-plane node's data carries add-ons), so new nodes
-// keep the Cluster's DNS service: pointing them at the cache's address left
-// their pods without DNS. One created before still sets it.
+// TestLateNodeLocalDNSLeavesKubeletAlone: a NodeLocal DNSCache add-on the
+// first control-plane node's data did not carry is never applied (only that
+// data carries add-ons), so new nodes keep the Cluster's DNS service:
+// pointing them at the cache's address left their pods without DNS. One it
+// carried still sets it. What the data carried is the list of names on its
+// Secret (AnnotationCarried) or, for data made without that list, the
+// workload cluster's record; only where neither exists does time decide.
 func TestLateNodeLocalDNSLeavesKubeletAlone(t *testing.T) {
 	initialized := time.Now().Add(-time.Hour).Truncate(time.Second)
+	const cacheIP = "169.254.20.10"
 	for _, c := range []struct {
 		name    string
 		created time.Time
+		// carried, when not nil, is AnnotationCarried on the init node's
+		// data Secret; own puts it on the joining config's own Secret.
+		carried *string
+		own     bool
+		record  map[string]string
 		want    string
 	}{
-		{"created before the control plane was initialized", initialized.Add(-time.Minute), "169.254.20.10"},
-		{"created after", initialized.Add(time.Minute), ""},
+		{"created before the control plane was initialized", initialized.Add(-time.Minute), nil, false, nil, cacheIP},
+		{"created after", initialized.Add(time.Minute), nil, false, nil, ""},
+		// The init data was built minutes before ControlPlaneInitialized
+		// turned True; the add-on was created in between.
+		{"created after the init data was built, before the control plane was initialized", initialized.Add(-time.Minute), ptr.To("cni"), false, nil, ""},
+		// Deleted and re-created (GitOps), or moved with clusterctl move:
+		// the init data carried an add-on of its name.
+		{"re-created after, carried by name", initialized.Add(time.Minute), ptr.To("cni,dns"), false, nil, cacheIP},
+		{"re-created after, recorded by the node", initialized.Add(time.Minute), nil, false, map[string]string{"dns.result": "applied", "dns.sha256": "00"}, cacheIP},
+		// A config's own data, being built again, is not the init data of
+		// another node.
+		{"created after, listed only on the config's own data", initialized.Add(time.Minute), ptr.To("dns"), true, nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			dns := builtinAddon("dns", addonsv1.BuiltinNodeLocalDNS, 1, func(a *addonsv1.FirstBootAddon) {
-				a.Spec.Builtin.NodeLocalDNS = &addonsv1.NodeLocalDNSParameters{KubeProxyMode: addonsv1.KubeProxyIPVS}
-				a.CreationTimestamp = metav1.NewTime(c.created)
-			})
-			ext := NewExtension(fakeClient(t, dns), ExtensionOptions{})
 			in := vectorInput(t, filepath.Join(testenv.VectorsDir(t), "cc-join-cp-minimal-v1.33"))
 			labelCluster(in)
 			// The vector's Cluster was initialized on 1 January 2025.
 			conditions.Delete(in.Cluster, clusterv1.ClusterControlPlaneInitializedCondition)
 			conditions.Set(in.Cluster, metav1.Condition{Type: clusterv1.ClusterControlPlaneInitializedCondition, Status: metav1.ConditionTrue, Reason: "Initialized", LastTransitionTime: metav1.NewTime(initialized)})
-			res, err := buildWith(t, ext, in)
+			dns := builtinAddon("dns", addonsv1.BuiltinNodeLocalDNS, 1, func(a *addonsv1.FirstBootAddon) {
+				a.Spec.Builtin.NodeLocalDNS = &addonsv1.NodeLocalDNSParameters{KubeProxyMode: addonsv1.KubeProxyIPVS}
+				a.CreationTimestamp = metav1.NewTime(c.created)
+			})
+			objs := []clientObject{dns}
+			if c.carried != nil {
+				name := "init-config"
+				if c.own {
+					name = in.Config.Name
+				}
+				objs = append(objs, dataSecret(in.Cluster, name, *c.carried))
+			}
+			opts := ExtensionOptions{}
+			if c.record != nil {
+				opts.Workloads = fakeWorkloads{c: fakeClient(t, &corev1.ConfigMap{
+					ObjectMeta: metav1.ObjectMeta{Name: addons.RecordName, Namespace: addons.RecordNamespace}, Data: c.record})}
+			}
+			res, err := buildWith(t, NewExtension(fakeClient(t, objs...), opts), in)
 			require.NoError(t, err)
 			for _, f := range res.Plan.Files {
 				if f.BootstrapInput {
@@ -170,6 +202,47 @@ func TestLateNodeLocalDNSLeavesKubeletAlone(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestInitDataRecordsTheAddonsItCarries: the init node's data names its
+// add-ons, sorted, on its Secret; a joining node's data and a Cluster no
+// add-on selects get no annotation.
+func TestInitDataRecordsTheAddonsItCarries(t *testing.T) {
+	ext := NewExtension(fakeClient(t, builtinAddon("dns", addonsv1.BuiltinNodeLocalDNS, 0), builtinAddon("cni", addonsv1.BuiltinFlannel, 1)), ExtensionOptions{})
+	for _, c := range []struct {
+		vector string
+		label  bool
+		want   map[string]string
+	}{
+		{"cc-init-minimal-v1.33", true, map[string]string{AnnotationCarried: "cni,dns"}},
+		{"cc-init-minimal-v1.33", false, nil},
+		{"cc-join-cp-minimal-v1.33", true, nil},
+	} {
+		in := vectorInput(t, filepath.Join(testenv.VectorsDir(t), c.vector))
+		if c.label {
+			labelCluster(in)
+		}
+		res, err := buildWith(t, ext, in)
+		require.NoError(t, err)
+		require.Equal(t, c.want, res.DataAnnotations, "%s, selected: %v", c.vector, c.label)
+	}
+}
+
+// dataSecret is a bootstrap data Secret of the Cluster, as the KubeadmConfig
+// reconciler writes it, whose data carried the add-ons named in carried.
+func dataSecret(cluster *clusterv1.Cluster, config, carried string) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: config, Namespace: cluster.Namespace,
+			Labels:      map[string]string{clusterv1.ClusterNameLabel: cluster.Name},
+			Annotations: map[string]string{AnnotationCarried: carried},
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: bootstrapv1.GroupVersion.String(), Kind: "KubeadmConfig", Name: config, UID: "uid-" + types.UID(config), Controller: ptr.To(true),
+			}},
+		},
+		Type: clusterv1.ClusterSecretType,
+		Data: map[string][]byte{"value": []byte("#cloud-config\n"), "format": []byte("cloud-config")},
 	}
 }
 

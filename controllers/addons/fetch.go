@@ -45,7 +45,8 @@ type FetchOptions struct {
 	// Reader reads existing fetch Secrets (the KubeadmConfig reconciler
 	// writes them, from bootstrap.Result.Secrets). It should be uncached (the
 	// manager's API reader) so a filtered Secret cache never hides a
-	// credential already handed to a node.
+	// credential already handed to a node. ExtensionOptions.APIReader, when
+	// set, is used instead.
 	Reader client.Reader
 }
 
@@ -110,11 +111,7 @@ func (e *Extension) fetchFallback(ctx context.Context, cluster *clusterv1.Cluste
 	existing := &corev1.Secret{}
 	key := client.ObjectKey{Namespace: config.Namespace, Name: FetchSecretName(config.Name)}
 	token := ""
-	reader := fo.Reader
-	if reader == nil {
-		reader = e.resolver.Client
-	}
-	switch err := reader.Get(ctx, key, existing); {
+	switch err := e.apiReader().Get(ctx, key, existing); {
 	case err == nil:
 		if !bootstrapdata.ConfigMayTake(config, existing, FetchSecretType) {
 			return &bootstrapdata.SecretConflictError{Namespace: key.Namespace, Name: key.Name}

@@ -28,14 +28,24 @@ type dnsRequirement struct {
 }
 
 // kubeletClusterDNS returns the clusterDNS the selected add-ons need, or nil.
-func kubeletClusterDNS(selected []addonsv1.FirstBootAddon, cluster *clusterv1.Cluster) (*dnsRequirement, error) {
+// carried reports whether an add-on reached the Cluster (carried.go); it is
+// asked only about NodeLocal DNSCache add-ons.
+func kubeletClusterDNS(selected []addonsv1.FirstBootAddon, cluster *clusterv1.Cluster, carried func(*addonsv1.FirstBootAddon) (bool, error)) (*dnsRequirement, error) {
 	var req *dnsRequirement
 	for i := range selected {
 		a := &selected[i]
 		b := a.Spec.Builtin
-		if b == nil || b.Name != addonsv1.BuiltinNodeLocalDNS || createdAfterInit(a, cluster) {
-			// One that came too late never runs on the Cluster: pointing
-			// kubelets at its address would leave their pods without DNS.
+		if b == nil || b.Name != addonsv1.BuiltinNodeLocalDNS {
+			continue
+		}
+		ok, err := carried(a)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			// One the init node's data did not carry never runs on the
+			// Cluster: pointing kubelets at its address would leave their
+			// pods without DNS.
 			continue
 		}
 		ip, err := catalog.KubeletClusterDNS(builtinParams(b, cluster))
@@ -100,10 +110,13 @@ func setClusterDNS(config *bootstrapv1.KubeadmConfig, req *dnsRequirement) error
 }
 
 // createdAfterInit reports whether the add-on was created after the
-// Cluster's control plane was initialized: the first control-plane node's
-// data, the only data that carries add-ons, was made without it, so it is
-// never applied there. (An add-on whose selector comes to match the Cluster
-// after that is the same case, which its creation time cannot tell.)
+// Cluster's control plane was initialized. It is the fallback of
+// delivery.carried for Clusters whose init data has no AnnotationCarried and
+// whose node recorded nothing of the add-on: too late by this rule means the
+// first control-plane node's data, the only data that carries add-ons, was
+// made without it. (The rule errs both ways: the data is built minutes
+// before the condition turns True, and the condition's time is reset by
+// `clusterctl move`; AnnotationCarried has neither problem.)
 func createdAfterInit(a *addonsv1.FirstBootAddon, cluster *clusterv1.Cluster) bool {
 	c := conditions.Get(cluster, clusterv1.ClusterControlPlaneInitializedCondition)
 	return c != nil && c.Status == metav1.ConditionTrue && a.CreationTimestamp.After(c.LastTransitionTime.Time)

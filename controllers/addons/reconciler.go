@@ -37,6 +37,10 @@ const DefaultRequeueAfter = time.Minute
 // selected Cluster, what its init node recorded.
 type FirstBootAddonReconciler struct {
 	Client client.Client
+	// APIReader reads, uncached, the metadata of a Cluster's bootstrap
+	// data Secrets, for the add-ons its init data carried (carried.go): the
+	// manager's cache drops their annotations. Nil uses Client.
+	APIReader client.Reader
 	// Workloads reads workload clusters; nil disables per-Cluster reports
 	// (every Cluster then stays Unknown).
 	Workloads WorkloadClusters

@@ -166,6 +166,13 @@ func TestPerClusterStatus(t *testing.T) {
 		// first control-plane node's data, so never applied; no requeue.
 		{"late, no record", []client.Object{cluster("c1", true)}, fakeWorkloads{c: fakeClient(t)}, addonsv1.AddonFailed, metav1.ConditionFalse, addonsv1.ApplyFailedReason, false},
 		{"late, recorded by an earlier object of the name", []client.Object{cluster("c1", true)}, fakeWorkloads{c: fakeClient(t, record("applied", digest))}, addonsv1.AddonApplied, metav1.ConditionTrue, addonsv1.AppliedReason, false},
+		// The init node's data was built, without it, before the add-on
+		// was created and before the control plane was initialized: never
+		// applied, though created before the condition turned True.
+		{"built without it", []client.Object{cluster("c1", true), dataSecret(cluster("c1", true), "init", "other")}, fakeWorkloads{c: fakeClient(t)}, addonsv1.AddonFailed, metav1.ConditionFalse, addonsv1.ApplyFailedReason, false},
+		// Re-created (or moved) after the control plane was initialized:
+		// the init data carried its name, so the node's record is awaited.
+		{"late, carried by name", []client.Object{cluster("c1", true), dataSecret(cluster("c1", true), "init", "m,other")}, fakeWorkloads{c: fakeClient(t)}, addonsv1.AddonPending, metav1.ConditionFalse, addonsv1.PendingReason, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -233,26 +240,52 @@ func TestURLCredentialsStayOutOfStatus(t *testing.T) {
 // TestManyClustersFitTheStatus: status.clusters keeps at most the CRD's
 // 1,000 entries, failures first, and the Applied condition, within
 // metav1.Condition's 32 KiB, still counts every Cluster; a longer list (or
-// message) made the API server refuse the whole status write.
+// message) made the API server refuse the whole status write. The failing
+// Clusters sort last by name, so a cut without the failures-first order
+// would drop them all.
 func TestManyClustersFitTheStatus(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "src", Namespace: "default"}, Data: map[string]string{
 		"a.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: demo\n",
 	}}
 	objs := []client.Object{cm, addon("m", addonsv1.FirstBootAddonSpec{Manifests: &addonsv1.ManifestsSource{Kind: addonsv1.ManifestsConfigMap, Name: "src"}})}
-	for i := range 1200 {
+	const clusters, failing = 1200, 200
+	for i := range clusters {
 		c := &clusterv1.Cluster{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("c%04d", i), Namespace: "default", Labels: map[string]string{"cni": "flannel"}}}
 		c.Status.Conditions = []metav1.Condition{{Type: clusterv1.ClusterControlPlaneInitializedCondition, Status: metav1.ConditionTrue, Reason: "x"}}
 		objs = append(objs, c)
 	}
-	// Every workload cluster unreachable but the failing ones' records.
-	failed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: addons.RecordName, Namespace: addons.RecordNamespace},
-		Data: map[string]string{"m.sha256": "00", "m.result": "failed: " + strings.Repeat("x", 300), "m.version": "-"}}
-	r := &FirstBootAddonReconciler{Client: fakeClient(t, objs...), Workloads: fakeWorkloads{c: fakeClient(t, failed)}}
+	record := func(result string) client.Client {
+		return fakeClient(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: addons.RecordName, Namespace: addons.RecordNamespace},
+			Data: map[string]string{"m.sha256": "00", "m.result": result, "m.version": "-"}})
+	}
+	applied, failed := record("applied"), record("failed: "+strings.Repeat("x", 300))
+	isFailing := func(name string) bool { return name >= fmt.Sprintf("c%04d", clusters-failing) }
+	r := &FirstBootAddonReconciler{Client: fakeClient(t, objs...), Workloads: workloadsFunc(func(key client.ObjectKey) client.Client {
+		if isFailing(key.Name) {
+			return failed
+		}
+		return applied
+	})}
 	got, _ := reconcileOne(t, r, "m")
 	require.Equal(t, 1000, len(got.Status.Clusters))
+	var kept []string
+	for _, c := range got.Status.Clusters {
+		if c.Phase == addonsv1.AddonFailed {
+			require.True(t, isFailing(c.Name), c.Name)
+			kept = append(kept, c.Name)
+		}
+	}
+	require.Len(t, kept, failing, "every failing Cluster is kept")
 	cond := meta.FindStatusCondition(got.Status.Conditions, addonsv1.AppliedCondition)
 	require.NotNil(t, cond)
 	require.Equal(t, addonsv1.ApplyFailedReason, cond.Reason)
 	require.LessOrEqual(t, len(cond.Message), 32768)
 	require.True(t, utf8.ValidString(cond.Message))
+}
+
+// workloadsFunc serves each Cluster's workload client.
+type workloadsFunc func(client.ObjectKey) client.Client
+
+func (f workloadsFunc) GetUncachedClient(_ context.Context, key client.ObjectKey) (client.Client, error) {
+	return f(key), nil
 }

@@ -96,10 +96,21 @@ func (r *FirstBootAddonReconciler) clusterStatus(ctx context.Context, resolver *
 	}
 	var cm corev1.ConfigMap
 	err = wc.Get(ctx, client.ObjectKey{Namespace: addons.RecordNamespace, Name: addons.RecordName}, &cm)
+	if (err == nil || apierrors.IsNotFound(err)) && !recorded(cm.Data, a.Name) {
+		// Not recorded: was it in the init node's data at all? The same
+		// question, answered the same way, as a joining node's kubelet
+		// settings (kubelet.go).
+		init, lerr := initCarried(ctx, r.apiReader(), c, "")
+		if lerr != nil {
+			st.Phase, st.Message = addonsv1.AddonUnknown, lerr.Error()
+			return st
+		}
+		if !(delivery{init: init, record: cm.Data}).carried(a, c) {
+			st.Phase, st.Message = addonsv1.AddonFailed, notDelivered
+			return st
+		}
+	}
 	switch {
-	case (err == nil || apierrors.IsNotFound(err)) && !recorded(cm.Data, a.Name) && createdAfterInit(a, c):
-		st.Phase, st.Message = addonsv1.AddonFailed, notDelivered
-		return st
 	case apierrors.IsNotFound(err):
 		st.Phase, st.Message = addonsv1.AddonPending, "no ConfigMap kube-system/nodeboot-addons in the workload cluster yet"
 		return st
@@ -128,9 +139,9 @@ func (r *FirstBootAddonReconciler) clusterStatus(ctx context.Context, resolver *
 	return st
 }
 
-// notDelivered is the status of an add-on created after the Cluster's
-// control plane was initialized and not in its record.
-const notDelivered = "never applied: created after the control plane was initialized, and first-boot add-ons reach only the first control-plane node's data"
+// notDelivered is the status of an add-on the first control-plane node's
+// data did not carry (delivery.carried) and that is not in its record.
+const notDelivered = "never applied: the first control-plane node's data was made without it (it was created, or came to select the Cluster, later), and first-boot add-ons reach only that node"
 
 // recorded reports whether the record holds a result for the add-on.
 func recorded(data map[string]string, name string) bool {
