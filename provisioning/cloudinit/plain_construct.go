@@ -1,6 +1,7 @@
 package cloudinit
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -231,8 +232,7 @@ func pyFloat(v string) bool {
 }
 
 func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
+	return errors.Is(err, strconv.ErrRange)
 }
 
 // pyTimestamp is construct_yaml_timestamp: the resolver's pattern, then
