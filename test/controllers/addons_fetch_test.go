@@ -243,14 +243,13 @@ func TestAddonsFetchFallback(t *testing.T) {
 	// The endpoint's check: a manifest changed in the fetch Secret behind
 	// the data's back is no longer served under its digest, so the node
 	// cannot fetch it and applies nothing.
-	for k, v := range fetch.Data {
-		if k != addonsctrl.FetchTokenKey && strings.Contains(string(v), "kube-flannel-ds") {
-			fetch.Data[k] = append(v, []byte("\n# changed\n")...)
+	update(t, fetch, func() {
+		for k, v := range fetch.Data {
+			if k != addonsctrl.FetchTokenKey && strings.Contains(string(v), "kube-flannel-ds") {
+				fetch.Data[k] = append(v, []byte("\n# changed\n")...)
+			}
 		}
-	}
-	if err := k8s.Update(ctx, fetch); err != nil {
-		t.Fatal(err)
-	}
+	})
 	// A short deadline: the node retries a failed fetch with backoff.
 	out, err = runStep(assets, step, copyDir(t, pristine), kc, 5)
 	if err == nil {

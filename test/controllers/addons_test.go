@@ -226,14 +226,8 @@ func TestAddons(t *testing.T) {
 		})
 		// Fixing the add-on re-reconciles the stuck config at once (the
 		// controller watches FirstBootAddons), not at the next resync.
-		a := &addonsv1.FirstBootAddon{}
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: invalid, Name: "calico"}, a); err != nil {
-			t.Fatal(err)
-		}
-		a.Spec.Builtin = &addonsv1.BuiltinSource{Name: addonsv1.BuiltinFlannel}
-		if err := k8s.Update(ctx, a); err != nil {
-			t.Fatal(err)
-		}
+		a := &addonsv1.FirstBootAddon{ObjectMeta: metav1.ObjectMeta{Namespace: invalid, Name: "calico"}}
+		update(t, a, func() { a.Spec.Builtin = &addonsv1.BuiltinSource{Name: addonsv1.BuiltinFlannel} })
 		eventually(t, 30*time.Second, "bootstrap data once the add-on is fixed", func() (bool, error) {
 			_, err := getSecret(ctx, invalid, "cp-0")
 			if apierrors.IsNotFound(err) {

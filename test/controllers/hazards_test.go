@@ -149,10 +149,7 @@ func TestStrictRefusesHazards(t *testing.T) {
 	createMachine(t, ns, "refused", worker, specs["yaml-breaking"])
 	_, optOut := createMachine(t, ns, "opted-out", worker, specs["windows"])
 	ctx := context.Background()
-	optOut.Annotations = map[string]string{bootstrap.AnnotationStrict: "false"}
-	if err := k8s.Update(ctx, optOut); err != nil {
-		t.Fatal(err)
-	}
+	update(t, optOut, func() { optOut.Annotations = map[string]string{bootstrap.AnnotationStrict: "false"} })
 	var msg string
 	eventually(t, 30*time.Second, "a DataSecretAvailable condition naming the field", func() (bool, error) {
 		c, err := getConfig(ctx, ns, "refused")

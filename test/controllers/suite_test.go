@@ -25,6 +25,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 	bootstrapv1 "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta2"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -344,6 +345,24 @@ func (w *wrappedClusterCache) GetClient(ctx context.Context, key client.ObjectKe
 		return nil, err
 	}
 	return w.wrap(c), nil
+}
+
+// update changes an object the running manager may be writing too: it reads
+// the object afresh, applies change and retries on a conflict, as any client
+// beside a controller must.
+func update(t testing.TB, obj client.Object, change func()) {
+	t.Helper()
+	key := client.ObjectKeyFromObject(obj)
+	ctx := context.Background()
+	if err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		if err := k8s.Get(ctx, key, obj); err != nil {
+			return err
+		}
+		change()
+		return k8s.Update(ctx, obj)
+	}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // newNamespace creates a namespace for one test case.

@@ -244,14 +244,8 @@ func TestTokenRotationSurvivesFailure(t *testing.T) {
 				return // CABPK stays stuck on the empty token
 			}
 			// A spec an earlier nodeboot left without a token recovers.
-			var cfg bootstrapv1.KubeadmConfig
-			if err := k8s.Get(ctx, client.ObjectKey{Namespace: ns, Name: "pool"}, &cfg); err != nil {
-				t.Fatal(err)
-			}
-			cfg.Spec.JoinConfiguration.Discovery.BootstrapToken.Token = ""
-			if err := k8s.Update(ctx, &cfg); err != nil {
-				t.Fatal(err)
-			}
+			cfg := &bootstrapv1.KubeadmConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pool"}}
+			update(t, cfg, func() { cfg.Spec.JoinConfiguration.Discovery.BootstrapToken.Token = "" })
 			eventually(t, 4*ttl, "a token for the spec that lost it", func() (bool, error) {
 				tok, err := configToken(ctx, ns, "pool")
 				if err != nil || tok == "" || tok == rotated {
